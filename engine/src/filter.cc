@@ -1,0 +1,339 @@
+#include "blockbloom/filter.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "blockbloom/model.h"
+#include "engine/src/hash.h"
+#include "kernels/kernels.h"
+#include "kernels/layout.h"
+#include "kernels/reference.h"
+
+namespace blockbloom {
+namespace {
+
+// Filters of 2 MiB and more are mapped on their own, 2 MiB aligned, and offered
+// to transparent huge pages: at DRAM sizes a 4 KiB page walk per probe would
+// cost as much as the probe's own cache miss.
+constexpr uint64_t kHugePage = uint64_t{2} << 20;
+
+// Keys hashed per chunk on the scalar hashing paths (strings, XXH64): 8 KiB
+// of hashes, L1-resident, and long enough that the kernel's look-ahead
+// restarts only once per 1024 keys.
+constexpr size_t kHashChunk = 1024;
+
+kernels::FilterRef Ref(Layout layout, uint64_t num_blocks, uint32_t k, const uint8_t* bits) {
+  return {const_cast<uint8_t*>(bits), num_blocks, k, static_cast<kernels::LayoutId>(layout)};
+}
+
+[[noreturn]] void Invalid(const std::string& msg) { throw std::invalid_argument("blockbloom: " + msg); }
+
+void CheckK(Layout layout, uint32_t k) {
+  if (LayoutAcceptsK(layout, k)) return;
+  std::string allowed = std::to_string(LayoutMinK(layout)) + ".." + std::to_string(LayoutMaxK(layout));
+  if (layout == Layout::kSectorized512) allowed = "1, 2, 4, 8 or 16";
+  Invalid("k = " + std::to_string(k) + " is out of range for layout " + std::string(LayoutName(layout)) +
+          ": expected " + allowed);
+}
+
+uint64_t MaxBlocks(Layout layout) {
+  return layout == Layout::kClassic ? kernels::kMaxClassicBits : kernels::kMaxBlocks;
+}
+
+void CheckBlocks(Layout layout, uint64_t num_blocks) {
+  if (num_blocks >= 1 && num_blocks <= MaxBlocks(layout)) return;
+  const char* what = layout == Layout::kClassic ? "bits" : "blocks";
+  Invalid(std::string("number of ") + what + " = " + std::to_string(num_blocks) + " is out of range for layout " +
+          std::string(LayoutName(layout)) + ": expected 1.." + std::to_string(MaxBlocks(layout)));
+}
+
+// Hashes a span of keys in chunks into an L1 buffer and hands each chunk to fn.
+template <typename Key, typename Fn>
+void ForEachHashChunk(std::span<const Key> keys, HashKind kind, uint64_t seed, Fn&& fn) {
+  alignas(64) uint64_t buf[kHashChunk];
+  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
+    const size_t len = std::min(kHashChunk, keys.size() - start);
+    for (size_t i = 0; i < len; ++i) {
+      if constexpr (std::is_same_v<Key, uint64_t>) {
+        buf[i] = detail::HashU64Inline(keys[start + i], kind, seed);
+      } else {
+        buf[i] = detail::HashBytesInline(keys[start + i].data(), keys[start + i].size(), kind, seed);
+      }
+    }
+    fn(buf, len, start);
+  }
+}
+
+}  // namespace
+
+// ---- Construction ---------------------------------------------------------------
+
+Filter::Filter(Layout layout, uint64_t num_blocks, uint32_t k, HashKind hash, uint64_t seed)
+    : layout_(layout), k_(k), num_blocks_(num_blocks), hash_(hash), seed_(seed) {
+  if (!ParseLayout(LayoutName(layout))) Invalid("layout = " + std::to_string(static_cast<int>(layout)) + " is unknown");
+  if (hash != HashKind::kXxh3 && hash != HashKind::kXxh64)
+    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3 or xxh64");
+  CheckK(layout, k);
+  CheckBlocks(layout, num_blocks);
+  bytes_ = kernels::PayloadBytes(static_cast<kernels::LayoutId>(layout), num_blocks);
+  Allocate();
+}
+
+Filter Filter::WithBits(Layout layout, uint64_t bits, uint32_t k, HashKind hash, uint64_t seed) {
+  if (bits == 0) Invalid("bits = 0 is out of range: expected at least 1");
+  const uint64_t block = LayoutBlockBits(layout);
+  const uint64_t max_bits = MaxBlocks(layout) * block;
+  if (bits > max_bits)
+    Invalid("bits = " + std::to_string(bits) + " is out of range for layout " + std::string(LayoutName(layout)) +
+            ": expected 1.." + std::to_string(max_bits));
+  return Filter(layout, (bits + block - 1) / block, k, hash, seed);
+}
+
+Filter Filter::WithBytes(Layout layout, uint64_t bytes, uint32_t k, HashKind hash, uint64_t seed) {
+  if (bytes == 0) Invalid("bytes = 0 is out of range: expected at least 1");
+  if (bytes > (uint64_t{1} << 61)) Invalid("bytes = " + std::to_string(bytes) + " is too large");
+  return WithBits(layout, bytes * 8, k, hash, seed);
+}
+
+Filter Filter::ForKeys(Layout layout, uint64_t expected_keys, double fpr, HashKind hash, uint64_t seed) {
+  const FilterParams p = SolveForKeys(layout, expected_keys, fpr);
+  return Filter(layout, p.num_blocks, p.k, hash, seed);
+}
+
+void Filter::Allocate() {
+  if (bytes_ >= kHugePage) {
+    // Over-map by one huge page, keep the 2 MiB aligned middle.
+    const size_t len = bytes_ + kHugePage;
+    void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    const uintptr_t base = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t aligned = (base + kHugePage - 1) & ~(kHugePage - 1);
+    if (aligned > base) munmap(p, aligned - base);
+    const uintptr_t end = aligned + bytes_;
+    const uintptr_t map_end = base + len;
+    if (map_end > end) munmap(reinterpret_cast<void*>(end), map_end - end);
+#ifdef MADV_HUGEPAGE
+    madvise(reinterpret_cast<void*>(aligned), bytes_, MADV_HUGEPAGE);  // advisory; failure is harmless
+#endif
+    bits_ = reinterpret_cast<uint8_t*>(aligned);
+    mmapped_ = true;
+  } else {
+    bits_ = static_cast<uint8_t*>(std::aligned_alloc(kernels::kAlign, bytes_));
+    if (bits_ == nullptr) throw std::bad_alloc();
+    std::memset(bits_, 0, bytes_);
+    mmapped_ = false;
+  }
+}
+
+void Filter::Release() {
+  if (bits_ == nullptr) return;
+  if (mmapped_) {
+    munmap(bits_, bytes_);
+  } else {
+    std::free(bits_);
+  }
+  bits_ = nullptr;
+}
+
+Filter::Filter(const Filter& o)
+    : layout_(o.layout_), k_(o.k_), num_blocks_(o.num_blocks_), hash_(o.hash_), seed_(o.seed_),
+      bytes_(o.bytes_), inserted_(o.inserted()) {
+  Allocate();
+  std::memcpy(bits_, o.bits_, bytes_);
+}
+
+Filter& Filter::operator=(const Filter& o) {
+  if (this != &o) {
+    Filter copy(o);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Filter::Filter(Filter&& o) noexcept
+    : layout_(o.layout_), k_(o.k_), num_blocks_(o.num_blocks_), hash_(o.hash_), seed_(o.seed_),
+      bytes_(o.bytes_), bits_(o.bits_), mmapped_(o.mmapped_), inserted_(o.inserted()) {
+  o.bits_ = nullptr;
+  o.bytes_ = 0;
+}
+
+Filter& Filter::operator=(Filter&& o) noexcept {
+  if (this != &o) {
+    Release();
+    layout_ = o.layout_;
+    k_ = o.k_;
+    num_blocks_ = o.num_blocks_;
+    hash_ = o.hash_;
+    seed_ = o.seed_;
+    bytes_ = o.bytes_;
+    bits_ = o.bits_;
+    mmapped_ = o.mmapped_;
+    inserted_.store(o.inserted(), std::memory_order_relaxed);
+    o.bits_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+Filter::~Filter() { Release(); }
+
+// ---- One key ----------------------------------------------------------------------
+// Single keys go straight to the scalar reference: a dispatched call and a
+// pipeline would cost more than the probe itself.
+
+void Filter::InsertHash(uint64_t hash) {
+  kernels::reference::InsertHash(Ref(layout_, num_blocks_, k_, bits_), hash);
+  inserted_.fetch_add(1, std::memory_order_relaxed);
+}
+void Filter::Insert(uint64_t key) { InsertHash(detail::HashU64Inline(key, hash_, seed_)); }
+void Filter::Insert(std::string_view key) {
+  InsertHash(detail::HashBytesInline(key.data(), key.size(), hash_, seed_));
+}
+
+bool Filter::MayContainHash(uint64_t hash) const {
+  return kernels::reference::QueryHash(Ref(layout_, num_blocks_, k_, bits_), hash);
+}
+bool Filter::MayContain(uint64_t key) const { return MayContainHash(detail::HashU64Inline(key, hash_, seed_)); }
+bool Filter::MayContain(std::string_view key) const {
+  return MayContainHash(detail::HashBytesInline(key.data(), key.size(), hash_, seed_));
+}
+
+// ---- Batches ------------------------------------------------------------------------
+
+void Filter::InsertHashBatch(std::span<const uint64_t> hashes) {
+  kernels::Active().insert_hashes(Ref(layout_, num_blocks_, k_, bits_), hashes.data(), hashes.size());
+  inserted_.fetch_add(hashes.size(), std::memory_order_relaxed);
+}
+
+void Filter::InsertBatch(std::span<const uint64_t> keys) {
+  const kernels::Ops& ops = kernels::Active();
+  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
+  if (hash_ == HashKind::kXxh3) {
+    ops.insert_keys(ref, keys.data(), keys.size(), seed_);
+  } else {
+    ForEachHashChunk(keys, hash_, seed_, [&](const uint64_t* h, size_t n, size_t) { ops.insert_hashes(ref, h, n); });
+  }
+  inserted_.fetch_add(keys.size(), std::memory_order_relaxed);
+}
+
+void Filter::InsertBatch(std::span<const std::string_view> keys) {
+  const kernels::Ops& ops = kernels::Active();
+  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
+  ForEachHashChunk(keys, hash_, seed_, [&](const uint64_t* h, size_t n, size_t) { ops.insert_hashes(ref, h, n); });
+  inserted_.fetch_add(keys.size(), std::memory_order_relaxed);
+}
+
+namespace {
+void CheckOut(size_t keys, size_t out) {
+  if (out < keys)
+    Invalid("out.size() = " + std::to_string(out) + " is too small: expected at least keys.size() = " +
+            std::to_string(keys));
+}
+}  // namespace
+
+size_t Filter::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
+  CheckOut(hashes.size(), out.size());
+  return kernels::Active().query_hashes(Ref(layout_, num_blocks_, k_, bits_), hashes.data(), hashes.size(),
+                                        out.data());
+}
+
+size_t Filter::MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const {
+  CheckOut(keys.size(), out.size());
+  const kernels::Ops& ops = kernels::Active();
+  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
+  if (hash_ == HashKind::kXxh3) return ops.query_keys(ref, keys.data(), keys.size(), seed_, out.data());
+  size_t hits = 0;
+  ForEachHashChunk(keys, hash_, seed_,
+                   [&](const uint64_t* h, size_t n, size_t start) { hits += ops.query_hashes(ref, h, n, out.data() + start); });
+  return hits;
+}
+
+size_t Filter::MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const {
+  CheckOut(keys.size(), out.size());
+  const kernels::Ops& ops = kernels::Active();
+  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
+  size_t hits = 0;
+  ForEachHashChunk(keys, hash_, seed_,
+                   [&](const uint64_t* h, size_t n, size_t start) { hits += ops.query_hashes(ref, h, n, out.data() + start); });
+  return hits;
+}
+
+// ---- Concurrent writers ---------------------------------------------------------------
+
+void Filter::InsertHashAtomic(uint64_t hash) {
+  kernels::reference::InsertHashAtomic(Ref(layout_, num_blocks_, k_, bits_), hash);
+  inserted_.fetch_add(1, std::memory_order_relaxed);
+}
+void Filter::InsertAtomic(uint64_t key) { InsertHashAtomic(detail::HashU64Inline(key, hash_, seed_)); }
+
+void Filter::InsertBatchAtomic(std::span<const uint64_t> keys) {
+  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
+  alignas(64) uint64_t buf[kHashChunk];
+  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
+    const size_t len = std::min(kHashChunk, keys.size() - start);
+    if (hash_ == HashKind::kXxh3) {
+      kernels::Active().hash_u64(keys.data() + start, len, seed_, buf);
+    } else {
+      for (size_t i = 0; i < len; ++i) buf[i] = detail::HashU64Inline(keys[start + i], hash_, seed_);
+    }
+    for (size_t i = 0; i < len; ++i) kernels::reference::InsertHashAtomic(ref, buf[i]);
+  }
+  inserted_.fetch_add(keys.size(), std::memory_order_relaxed);
+}
+
+// ---- Set operations -----------------------------------------------------------------------
+
+bool Filter::CompatibleWith(const Filter& o, std::string* why) const {
+  auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
+    if (why) *why = what + " differs: " + a + " vs " + b;
+    return false;
+  };
+  if (layout_ != o.layout_) return differ("layout", std::string(LayoutName(layout_)), std::string(LayoutName(o.layout_)));
+  if (num_blocks_ != o.num_blocks_)
+    return differ(layout_ == Layout::kClassic ? "bits" : "number of blocks", std::to_string(num_blocks_),
+                  std::to_string(o.num_blocks_));
+  if (k_ != o.k_) return differ("k", std::to_string(k_), std::to_string(o.k_));
+  if (hash_ != o.hash_) return differ("hash", std::string(HashName(hash_)), std::string(HashName(o.hash_)));
+  if (seed_ != o.seed_) return differ("seed", std::to_string(seed_), std::to_string(o.seed_));
+  return true;
+}
+
+void Filter::UnionWith(const Filter& o) {
+  std::string why;
+  if (!CompatibleWith(o, &why)) Invalid("cannot union filters: " + why);
+  for (uint64_t i = 0; i < bytes_; ++i) bits_[i] |= o.bits_[i];
+  inserted_.fetch_add(o.inserted(), std::memory_order_relaxed);
+}
+
+void Filter::Clear() {
+  std::memset(bits_, 0, bytes_);
+  inserted_.store(0, std::memory_order_relaxed);
+}
+
+uint64_t Filter::bit_count() const {
+  return layout_ == Layout::kClassic ? num_blocks_ : num_blocks_ * LayoutBlockBits(layout_);
+}
+
+uint64_t Filter::PopCount() const {
+  uint64_t count = 0;
+  for (uint64_t i = 0; i < bytes_; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, bits_ + i, 8);
+    count += static_cast<uint64_t>(std::popcount(w));
+  }
+  return count;
+}
+
+bool Filter::operator==(const Filter& o) const {
+  return CompatibleWith(o) && std::memcmp(bits_, o.bits_, bytes_) == 0;
+}
+
+}  // namespace blockbloom

@@ -1,0 +1,153 @@
+// The dispatch module (Highway's skeleton shape): this file re-includes itself
+// once per target through foreach_target.h; each pass defines that target's
+// Ops table, and the HWY_ONCE part collects the tables and picks one.
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/kernels.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/probe-inl.h"
+#include "kernels/xxh3-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace blockbloom::kernels {
+namespace HWY_NAMESPACE {
+
+void HashU64(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
+  HashU64Batch(keys, n, seed, out);
+}
+void InsertHashes(const FilterRef& f, const uint64_t* hashes, size_t n) {
+  Dispatch<true>(f, hashes, n, false, 0, nullptr);
+}
+size_t QueryHashes(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out) {
+  return Dispatch<false>(f, hashes, n, false, 0, out);
+}
+void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed) {
+  Dispatch<true>(f, keys, n, true, seed, nullptr);
+}
+size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
+                 uint8_t* out) {
+  return Dispatch<false>(f, keys, n, true, seed, out);
+}
+
+const Ops* GetOps() {
+  static const Ops ops{HWY_TARGET,    hwy::TargetName(HWY_TARGET), &HashU64, &InsertHashes,
+                       &QueryHashes, &InsertKeys,                  &QueryKeys};
+  return &ops;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace blockbloom::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace blockbloom::kernels {
+
+HWY_EXPORT(GetOps);
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+// Ops::name is Highway's TargetName ("AVX2"); we keep a lower-case copy.
+struct Registry {
+  std::vector<std::string> names;
+  std::vector<Ops> ops;
+  std::vector<const Ops*> ptrs;
+
+  Registry() {
+    // Entry 0 of the export table is Highway's lazy initializer; the rest are
+    // the compiled targets, best first, with nullptr for targets not compiled.
+    const size_t size = std::size(HWY_DISPATCH_TABLE(GetOps));
+    for (size_t i = size > 1 ? 1 : 0; i < size; ++i) {
+      const auto fn = HWY_DISPATCH_TABLE(GetOps)[i];
+      if (fn == nullptr) continue;
+      const Ops* o = fn();
+      if (std::any_of(ops.begin(), ops.end(), [&](const Ops& x) { return x.target == o->target; }))
+        continue;
+      ops.push_back(*o);
+      names.push_back(Lower(o->name));
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      ops[i].name = names[i].c_str();
+      ptrs.push_back(&ops[i]);
+    }
+  }
+};
+
+const Registry& GetRegistry() {
+  static const Registry r;
+  return r;
+}
+
+const Ops* Find(std::string_view name) {
+  const std::string want = Lower(name);
+  for (const Ops* o : GetRegistry().ptrs) {
+    if (want == o->name && Supported(*o)) return o;
+  }
+  return nullptr;
+}
+
+const Ops* Best() {
+  for (const Ops* o : GetRegistry().ptrs) {
+    if (Supported(*o)) return o;
+  }
+  return GetRegistry().ptrs.back();  // the fallback runs everywhere
+}
+
+std::atomic<const Ops*> g_active{nullptr};
+
+}  // namespace
+
+std::span<const Ops* const> CompiledTargets() { return GetRegistry().ptrs; }
+
+bool Supported(const Ops& ops) { return (hwy::SupportedTargets() & ops.target) != 0; }
+
+const Ops& Active() {
+  const Ops* a = g_active.load(std::memory_order_acquire);
+  if (a != nullptr) return *a;
+  const Ops* chosen = Best();
+  if (const char* env = std::getenv("BLOCKBLOOM_TARGET"); env != nullptr && *env != '\0') {
+    if (Lower(env) != "auto") {
+      if (const Ops* pinned = Find(env)) {
+        chosen = pinned;
+      } else {
+        std::fprintf(stderr,
+                     "blockbloom: BLOCKBLOOM_TARGET=%s is not a compiled target this CPU "
+                     "supports; using %s\n",
+                     env, chosen->name);
+      }
+    }
+  }
+  const Ops* expected = nullptr;
+  g_active.compare_exchange_strong(expected, chosen, std::memory_order_acq_rel);
+  return *g_active.load(std::memory_order_acquire);
+}
+
+bool PinTarget(std::string_view name) {
+  if (Lower(name) == "auto") {
+    g_active.store(Best(), std::memory_order_release);
+    return true;
+  }
+  const Ops* o = Find(name);
+  if (o == nullptr) return false;
+  g_active.store(o, std::memory_order_release);
+  return true;
+}
+
+}  // namespace blockbloom::kernels
+#endif  // HWY_ONCE

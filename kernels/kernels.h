@@ -1,0 +1,90 @@
+// blockbloom kernels: the only place where SIMD (Google Highway) appears.
+//
+// This header is plain C++: no Highway types, no intrinsics. The engine calls
+// through the `Ops` table of one compiled target; which target is chosen once
+// (best supported, or pinned by BLOCKBLOOM_TARGET / PinTarget) and can be
+// re-pinned at any time.
+//
+// Stages, named the same everywhere:
+//   1. hash the key          (HashU64: XXH3-64 of the key's 8 little-endian bytes)
+//   2. pick the block        (BlockIndex: multiply-high "fastrange" on the high 32 bits)
+//   3. build the probe mask  (from the low 32 bits of the hash, per layout)
+//   4. test or set it
+//
+// Kernels take hashes, never keys, except the fused *_keys entry points that
+// run stage 1 in L1-sized chunks right before stages 2-4.
+#ifndef BLOCKBLOOM_KERNELS_KERNELS_H_
+#define BLOCKBLOOM_KERNELS_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace blockbloom::kernels {
+
+// The bit layouts. Values are stored in filter files: never renumber.
+enum class LayoutId : uint8_t {
+  kBlocked512 = 0,     // 512-bit block, k = 1..16 bits anywhere in it
+  kSplit256 = 1,       // 256-bit block of 8 x u32, one bit per word (Parquet SBBF), k = 8
+  kSectorized512 = 2,  // 512-bit block of 16 x u32 in k zones, one bit in one word per zone
+  kRegister64 = 3,     // 64-bit block, k = 1..8 bits in one word
+  kClassic = 4,        // unblocked, k = 1..32 probes by double hashing
+};
+
+// What a kernel sees of a filter.
+//   bits:    64-byte aligned, BlockBytes(layout) * nblocks bytes (classic: the
+//            m bits rounded up to 64 bytes), zero-padded past the end.
+//   nblocks: number of blocks, 1 <= nblocks <= 2^32 (blocked layouts; the
+//            block index is (hi32 * nblocks) >> 32); classic: m, the number of bits,
+//            1 <= m <= 2^40 (the probe index is (x * m) >> 64 on 64-bit x).
+//   k:       bits per key, range per layout (see KRange in reference.h).
+struct FilterRef {
+  uint8_t* bits;
+  uint64_t nblocks;
+  uint32_t k;
+  LayoutId layout;
+};
+
+// One compiled target's kernels. Every entry point obeys the same contract on
+// every target and writes the same bytes as the scalar reference
+// (kernels/reference.h).
+struct Ops {
+  int64_t target;    // Highway target bit (HWY_AVX2, ...)
+  const char* name;  // lower-case Highway name: "avx3", "avx2", "sse4", "emu128", "scalar", "neon", "sve"...
+
+  // out[i] = XXH3_64bits_withSeed(&keys[i], 8, seed) on a little-endian machine.
+  // keys[0, n) readable, out[0, n) writable; they may alias exactly (out == keys).
+  void (*hash_u64)(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out);
+
+  // Sets the bits of hashes[0, n). Not safe against concurrent writers.
+  void (*insert_hashes)(const FilterRef& f, const uint64_t* hashes, size_t n);
+  // out[i] = 1 if hashes[i] may be present, else 0; returns the number of 1s.
+  // out must hold n bytes; hashes[0, n) readable.
+  size_t (*query_hashes)(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out);
+
+  // Fused: hash keys[0, n) (as hash_u64 with seed) then insert / query.
+  void (*insert_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed);
+  size_t (*query_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
+                       uint8_t* out);
+};
+
+// Every target compiled into this binary, best first (including the ones this
+// CPU cannot run; see Supported()).
+std::span<const Ops* const> CompiledTargets();
+// Whether this CPU can run `ops`.
+bool Supported(const Ops& ops);
+
+// The target in use: the pinned one if any, else the BLOCKBLOOM_TARGET
+// environment variable (read once, at first use), else the best supported.
+// Thread-safe; the returned reference stays valid for the program's lifetime.
+const Ops& Active();
+
+// Pins the target named `name` (as in Ops::name, case-insensitive; "auto"
+// unpins). Returns false and changes nothing if no compiled target of that
+// name is supported by this CPU.
+bool PinTarget(std::string_view name);
+
+}  // namespace blockbloom::kernels
+
+#endif  // BLOCKBLOOM_KERNELS_KERNELS_H_

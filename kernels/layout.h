@@ -1,0 +1,124 @@
+// The bit layouts, in plain C++: constants, ranges and the per-key arithmetic
+// that the scalar reference and every SIMD target share. Changing anything
+// here changes the filter format (bump kFormatVersion in engine/format.h and
+// regenerate the golden schema test).
+#ifndef BLOCKBLOOM_KERNELS_LAYOUT_H_
+#define BLOCKBLOOM_KERNELS_LAYOUT_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/kernels.h"
+
+namespace blockbloom::kernels {
+
+// Blocks are cache-line aligned; every layout's block divides 64 bytes.
+inline constexpr size_t kAlign = 64;
+
+// Largest block count: the block index is (hi32 * nblocks) >> 32, so
+// nblocks <= 2^32 (256 GiB of 512-bit blocks, 128 GiB split256, 32 GiB register64).
+inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
+// Classic: the probe index is (x * m) >> 64; 2^40 bits (128 GiB) keeps the
+// bit index within what a 64-bit filter can allocate with room to spare.
+inline constexpr uint64_t kMaxClassicBits = uint64_t{1} << 40;
+
+struct KRange {
+  uint32_t lo, hi;
+};
+
+constexpr uint32_t BlockBits(LayoutId l) {
+  switch (l) {
+    case LayoutId::kBlocked512: return 512;
+    case LayoutId::kSplit256: return 256;
+    case LayoutId::kSectorized512: return 512;
+    case LayoutId::kRegister64: return 64;
+    case LayoutId::kClassic: return 1;
+  }
+  return 0;
+}
+
+constexpr KRange KRangeOf(LayoutId l) {
+  switch (l) {
+    case LayoutId::kBlocked512: return {1, 16};
+    case LayoutId::kSplit256: return {8, 8};
+    case LayoutId::kSectorized512: return {1, 16};  // and a power of two: see KValid
+    case LayoutId::kRegister64: return {1, 8};
+    case LayoutId::kClassic: return {1, 32};
+  }
+  return {0, 0};
+}
+
+constexpr bool KValid(LayoutId l, uint32_t k) {
+  const KRange r = KRangeOf(l);
+  if (k < r.lo || k > r.hi) return false;
+  if (l == LayoutId::kSectorized512) return (k & (k - 1)) == 0;
+  return true;
+}
+
+// Bytes of the bit array of a filter with `nblocks` blocks (classic: m bits),
+// rounded up to kAlign so that vector loads past the last block stay inside.
+constexpr uint64_t PayloadBytes(LayoutId l, uint64_t nblocks) {
+  const uint64_t bits = l == LayoutId::kClassic ? nblocks : nblocks * BlockBits(l);
+  const uint64_t bytes = (bits + 7) / 8;
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+// ---- Stage 2: pick the block ------------------------------------------------
+// Lemire's multiply-shift "fastrange": uniform over [0, nblocks) when the high
+// 32 bits of the hash are uniform, no division; needs nblocks <= 2^32.
+inline uint64_t BlockIndex(uint64_t hash, uint64_t nblocks) {
+  return ((hash >> 32) * nblocks) >> 32;
+}
+
+// ---- Stage 3 constants ------------------------------------------------------
+// blocked512 / register64: probe i uses x_i = lo32 * kGoldenPow[i] (mod 2^32) and
+// takes its top 9 (resp. 6) bits as the bit index, as RocksDB's FastLocalBloom
+// does with repeated multiplication by the golden constant. kGoldenPow[i] =
+// kGolden32^i mod 2^32, kGolden32 = 0x9e3779b9 = floor(2^32 / phi). Powers of an odd
+// number are odd, so each x_i is a bijection of lo32.
+inline constexpr uint32_t kGoldenPow[16] = {
+    0x00000001, 0x9e3779b9, 0xe35e67b1, 0x734297e9, 0x35fbe861, 0xdeb7c719,
+    0x0448b211, 0x3459b749, 0xab25f4c1, 0x52941879, 0x9c95e071, 0xf5ab9aa9,
+    0x2d6ba521, 0x8bededd9, 0x9bfb72d1, 0x3ae1c209};
+
+// split256 / sectorized512: zone j uses x_j = lo32 * kSalt[j] (mod 2^32); the top
+// 5 bits pick the bit in the word, the next log2(words per zone) bits pick the
+// word in the zone. kSalt[0..7] are the Apache Parquet SBBF salts (BloomFilter.md),
+// so split256 is bit-exact with Parquet; kSalt[8..15] are the low 32 bits of
+// SplitMix64 outputs 1..8 from state 0, forced odd.
+inline constexpr uint32_t kSalt[16] = {
+    0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b,
+    0x9efc4947, 0x5c6bfb31, 0x7b1dcdaf, 0xa1b965f5, 0x8009454f, 0x724c81ed,
+    0x51a8749b, 0x747ea2eb, 0x1f4532e1, 0xc916ab3d};
+
+// Classic: Kirsch-Mitzenmacher double hashing g_i = h1 + i * h2 (mod 2^64), bit
+// index (g_i * m) >> 64. h1 = the hash, h2 = the hash remixed by one
+// multiply-xorshift round and forced odd (so the g_i are distinct mod 2^64).
+inline constexpr uint64_t kMix64 = 0x9FB21C651E98DF25ULL;  // XXH3's rrmxmx multiplier
+inline uint64_t ClassicStep(uint64_t hash) {
+  uint64_t x = hash * kMix64;
+  x ^= x >> 29;
+  return x | 1;
+}
+__extension__ using Uint128 = unsigned __int128;
+inline uint64_t ClassicIndex(uint64_t g, uint64_t m) {
+  return static_cast<uint64_t>((static_cast<Uint128>(g) * m) >> 64);
+}
+
+// ---- Stage 1 constants: XXH3-64, 4..8-byte path (xxhash.h XXH3_len_4to8_64b) --
+// For an 8-byte input: keyed = rotl64(key, 32) ^ (kXxh3Bitflip8 - seed'),
+// seed' = seed ^ (bswap32(lo32(seed)) << 32), then XXH3_rrmxmx(keyed, 8).
+// kXxh3Bitflip8 = readLE64(kSecret + 8) ^ readLE64(kSecret + 16).
+inline constexpr uint64_t kXxh3Bitflip8 = 0x1cad21f72c81017cULL ^ 0xdb979083e96dd4deULL;
+inline constexpr uint64_t kXxh3Rrmxmx = 0x9FB21C651E98DF25ULL;
+
+inline uint64_t Xxh3SeedConstant(uint64_t seed) {
+  const uint32_t lo = static_cast<uint32_t>(seed);
+  const uint32_t swapped = __builtin_bswap32(lo);
+  const uint64_t s = seed ^ (static_cast<uint64_t>(swapped) << 32);
+  return kXxh3Bitflip8 - s;
+}
+
+}  // namespace blockbloom::kernels
+
+#endif  // BLOCKBLOOM_KERNELS_LAYOUT_H_

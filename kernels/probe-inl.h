@@ -1,0 +1,335 @@
+// Per-target probes (stages 2-4: pick the block, build the probe mask, test or
+// set it) and the batch pipeline that drives them. Each layout is a small
+// policy with Prefetch / Query / Insert of one hash; the pipeline is shared.
+// The bit layout is the one of kernels/reference.cc, which defines it.
+#if defined(BLOCKBLOOM_KERNELS_PROBE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef BLOCKBLOOM_KERNELS_PROBE_INL_H_
+#undef BLOCKBLOOM_KERNELS_PROBE_INL_H_
+#else
+#define BLOCKBLOOM_KERNELS_PROBE_INL_H_
+#endif
+
+#include <cstring>
+
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+#include "kernels/layout.h"
+#include "kernels/xxh3-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace blockbloom::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---- Look-ahead -------------------------------------------------------------
+// Little's law: to hide a DRAM miss of ~100 ns while the core retires one key
+// every ~0.8-1 ns, about 100-125 keys must be in flight between the prefetch
+// and the probe; one Zen 3 core tracks 24 L1 misses plus L2 prefetch buffers,
+// so the look-ahead is rounded up to 128 keys (8 KiB of lines, well within L1/L2).
+inline constexpr size_t kPrefetchDistance = 128;
+// Keys are hashed in chunks of this many (4 KiB of hashes per buffer, two
+// buffers): large enough to amortize the hash loop, small enough to stay in L1.
+inline constexpr size_t kChunk = 512;
+static_assert(kPrefetchDistance <= kChunk, "look-ahead must fit in one chunk");
+// Below this size the filter stays in L2 (Zen 3: 512 KiB L2 per core) and
+// software prefetch only adds instructions.
+inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
+
+HWY_INLINE void PrefetchRead(const void* p) { hwy::Prefetch(p); }
+HWY_INLINE void PrefetchWrite(const void* p) { __builtin_prefetch(p, 1, 3); }
+
+// ---- split256 and sectorized512: one bit in one word per zone ---------------
+// kWords u32 words per block in `zones` zones of kWords/zones words. Lane w of
+// the probe mask: zone z = w / per_zone computes x = lo32 * kSalt[z]; the lane
+// gets bit x >> 27 if the word selector (x >> (27 - sel_bits)) & (per_zone - 1)
+// equals w % per_zone, else nothing. One vector op sequence per key; no gather.
+template <size_t kWords>
+class SectorProbe {
+ public:
+  explicit SectorProbe(const FilterRef& f)
+      : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks) {
+    const uint32_t zones = kWords == 8 ? 8 : f.k;
+    const uint32_t per_zone = kWords / zones;
+    const uint32_t sel_bits = static_cast<uint32_t>(__builtin_ctz(per_zone));
+    for (uint32_t w = 0; w < kWords; ++w) {
+      salt_[w] = kSalt[w / per_zone];
+      sel_shift_[w] = 27 - sel_bits;
+      sel_mask_[w] = per_zone - 1;
+      lane_sel_[w] = w % per_zone;
+    }
+  }
+
+  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * kWords; }
+
+  HWY_INLINE bool Query(uint64_t h) const {
+    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
+    const D d;
+    const size_t N = hn::Lanes(d);
+    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    auto miss = hn::Zero(d);
+    for (size_t v = 0; v < kWords; v += N) {
+      miss = hn::Or(miss, hn::AndNot(hn::Load(d, block + v), Mask(d, lo, v)));
+    }
+    return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
+  }
+
+  HWY_INLINE void Insert(uint64_t h) const {
+    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
+    const D d;
+    const size_t N = hn::Lanes(d);
+    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    for (size_t v = 0; v < kWords; v += N) {
+      hn::Store(hn::Or(hn::Load(d, block + v), Mask(d, lo, v)), d, block + v);
+    }
+  }
+
+ private:
+  using D = hn::CappedTag<uint32_t, kWords>;
+
+  HWY_INLINE hn::Vec<D> Mask(D d, hn::Vec<D> lo, size_t v) const {
+    const auto x = hn::Mul(lo, hn::Load(d, salt_ + v));
+    const auto bit = hn::Shl(hn::Set(d, 1u), hn::ShiftRight<27>(x));
+    if constexpr (kWords == 8) return bit;  // split256: every word is its own zone
+    const auto sel = hn::And(hn::Shr(x, hn::Load(d, sel_shift_ + v)), hn::Load(d, sel_mask_ + v));
+    return hn::IfThenElseZero(hn::Eq(sel, hn::Load(d, lane_sel_ + v)), bit);
+  }
+
+  uint32_t* block0_;
+  uint64_t nblocks_;
+  alignas(64) uint32_t salt_[kWords];
+  alignas(64) uint32_t sel_shift_[kWords];
+  alignas(64) uint32_t sel_mask_[kWords];
+  alignas(64) uint32_t lane_sel_[kWords];
+};
+
+// ---- blocked512: k bits anywhere in 512 ---------------------------------------
+// Probe i's bit is (lo32 * kGoldenPow[i]) >> 23. Query: up to 16 probes in
+// vector lanes, each lane fetches its word (a register permute of the whole
+// line on AVX-512, a gather from the L1-resident line elsewhere). Insert is
+// scalar: k read-modify-writes of one line, as cheap as any vector form.
+class Blocked512Probe {
+ public:
+  explicit Blocked512Probe(const FilterRef& f)
+      : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {
+    std::memcpy(mul_, kGoldenPow, sizeof(mul_));
+  }
+
+  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * 16; }
+
+  HWY_INLINE bool Query(uint64_t h) const {
+    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * 16;
+    const D d;
+    const size_t N = hn::Lanes(d);
+    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    auto miss = hn::Zero(d);
+    for (size_t v = 0; v < k_; v += N) {
+      const auto bit = hn::ShiftRight<23>(hn::Mul(lo, hn::Load(d, mul_ + v)));
+      const auto word_idx = hn::ShiftRight<5>(bit);
+      const auto mask = hn::IfThenElseZero(
+          hn::FirstN(d, k_ - v), hn::Shl(hn::Set(d, 1u), hn::And(bit, hn::Set(d, 31u))));
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      const auto words = hn::TableLookupLanes(hn::Load(d, block),
+                                              hn::IndicesFromVec(d, hn::BitCast(DI(), word_idx)));
+#else
+      const auto words = hn::GatherIndex(d, block, hn::BitCast(DI(), word_idx));
+#endif
+      miss = hn::Or(miss, hn::AndNot(words, mask));
+    }
+    return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
+  }
+
+  HWY_INLINE void Insert(uint64_t h) const {
+    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * 16;
+    const uint32_t lo = static_cast<uint32_t>(h);
+    for (uint32_t i = 0; i < k_; ++i) {
+      const uint32_t bit = (lo * kGoldenPow[i]) >> 23;
+      block[bit >> 5] |= uint32_t{1} << (bit & 31);
+    }
+  }
+
+ private:
+  using D = hn::CappedTag<uint32_t, 16>;
+  using DI = hn::RebindToSigned<D>;
+  uint32_t* block0_;
+  uint64_t nblocks_;
+  uint32_t k_;
+  alignas(64) uint32_t mul_[16];
+};
+
+// ---- register64: k bits in one 64-bit word -----------------------------------
+class Register64Probe {
+ public:
+  explicit Register64Probe(const FilterRef& f)
+      : word0_(reinterpret_cast<uint64_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {}
+
+  const void* Block(uint64_t h) const { return word0_ + BlockIndex(h, nblocks_); }
+
+  HWY_INLINE uint64_t Mask(uint64_t h) const {
+    const uint32_t lo = static_cast<uint32_t>(h);
+    uint64_t mask = 0;
+    for (uint32_t i = 0; i < k_; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
+    return mask;
+  }
+  HWY_INLINE bool Query(uint64_t h) const {
+    const uint64_t mask = Mask(h);
+    return (word0_[BlockIndex(h, nblocks_)] & mask) == mask;
+  }
+  HWY_INLINE void Insert(uint64_t h) const { word0_[BlockIndex(h, nblocks_)] |= Mask(h); }
+
+ private:
+  uint64_t* word0_;
+  uint64_t nblocks_;
+  uint32_t k_;
+};
+
+// ---- classic: k probes anywhere in m bits ----------------------------------------
+class ClassicProbe {
+ public:
+  explicit ClassicProbe(const FilterRef& f) : bits_(f.bits), m_(f.nblocks), k_(f.k) {}
+
+  // The classic filter touches k lines per key; the pipeline prefetches them all.
+  template <bool kWrite>
+  HWY_INLINE void PrefetchAll(uint64_t h) const {
+    const uint64_t step = ClassicStep(h);
+    uint64_t g = h;
+    for (uint32_t i = 0; i < k_; ++i, g += step) {
+      const uint8_t* p = bits_ + (ClassicIndex(g, m_) >> 3);
+      if (kWrite) {
+        PrefetchWrite(p);
+      } else {
+        PrefetchRead(p);
+      }
+    }
+  }
+  HWY_INLINE bool Query(uint64_t h) const {
+    const uint64_t step = ClassicStep(h);
+    uint64_t g = h;
+    for (uint32_t i = 0; i < k_; ++i, g += step) {
+      const uint64_t bit = ClassicIndex(g, m_);
+      if (!((bits_[bit >> 3] >> (bit & 7)) & 1)) return false;
+    }
+    return true;
+  }
+  HWY_INLINE void Insert(uint64_t h) const {
+    const uint64_t step = ClassicStep(h);
+    uint64_t g = h;
+    for (uint32_t i = 0; i < k_; ++i, g += step) {
+      const uint64_t bit = ClassicIndex(g, m_);
+      bits_[bit >> 3] = static_cast<uint8_t>(bits_[bit >> 3] | (1u << (bit & 7)));
+    }
+  }
+
+ private:
+  uint8_t* bits_;
+  uint64_t m_;
+  uint32_t k_;
+};
+
+template <bool kWrite, class P>
+HWY_INLINE void PrefetchKey(const P& p, uint64_t h) {
+  if constexpr (std::is_same_v<P, ClassicProbe>) {
+    p.template PrefetchAll<kWrite>(h);
+  } else if constexpr (kWrite) {
+    PrefetchWrite(p.Block(h));
+  } else {
+    PrefetchRead(p.Block(h));
+  }
+}
+
+// ---- The pipeline -------------------------------------------------------------
+// Works over one buffer of hashes `cur[0, len)` whose successor `next[0, nlen)`
+// is already hashed, so the look-ahead runs across the chunk boundary without a
+// bubble. The first kPrefetchDistance keys of `cur` were prefetched by the
+// previous call (or by Prime).
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE size_t RunChunk(const P& p, const uint64_t* HWY_RESTRICT cur, size_t len,
+                           const uint64_t* HWY_RESTRICT next, size_t nlen, uint8_t* out) {
+  size_t hits = 0;
+  for (size_t i = 0; i < len; ++i) {
+    if constexpr (kPrefetch) {
+      const size_t j = i + kPrefetchDistance;
+      if (j < len) {
+        PrefetchKey<kInsert>(p, cur[j]);
+      } else if (j - len < nlen) {
+        PrefetchKey<kInsert>(p, next[j - len]);
+      }
+    }
+    if constexpr (kInsert) {
+      p.Insert(cur[i]);
+    } else {
+      const bool r = p.Query(cur[i]);
+      out[i] = static_cast<uint8_t>(r);
+      hits += r;
+    }
+  }
+  return hits;
+}
+
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE void Prime(const P& p, const uint64_t* h, size_t n) {
+  if constexpr (kPrefetch) {
+    for (size_t i = 0; i < n && i < kPrefetchDistance; ++i) PrefetchKey<kInsert>(p, h[i]);
+  }
+}
+
+// Over precomputed hashes: one long "chunk" whose successor is empty.
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, uint8_t* out) {
+  const P p(f);
+  Prime<kInsert, kPrefetch>(p, h, n);
+  return RunChunk<kInsert, kPrefetch>(p, h, n, nullptr, 0, out);
+}
+
+// Over keys: hash chunk c + 1 while chunk c's probes are pending, so the
+// hashes of the look-ahead window are always ready.
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
+                          uint8_t* out) {
+  const P p(f);
+  HWY_ALIGN uint64_t buf[2][kChunk];
+  size_t len = n < kChunk ? n : kChunk;
+  HashU64Batch(keys, len, seed, buf[0]);
+  Prime<kInsert, kPrefetch>(p, buf[0], len);
+  size_t hits = 0;
+  size_t start = 0;
+  for (size_t c = 0; start < n; ++c) {
+    const size_t next_start = start + len;
+    const size_t nlen = next_start >= n ? 0 : (n - next_start < kChunk ? n - next_start : kChunk);
+    if (nlen) HashU64Batch(keys + next_start, nlen, seed, buf[(c + 1) & 1]);
+    hits += RunChunk<kInsert, kPrefetch>(p, buf[c & 1], len, buf[(c + 1) & 1], nlen,
+                                         out ? out + start : nullptr);
+    start = next_start;
+    len = nlen;
+  }
+  return hits;
+}
+
+// Layout switch and prefetch decision, once per batch.
+template <bool kInsert>
+HWY_NOINLINE size_t Dispatch(const FilterRef& f, const uint64_t* in, size_t n, bool keys,
+                             uint64_t seed, uint8_t* out) {
+  const bool prefetch = PayloadBytes(f.layout, f.nblocks) >= kPrefetchMinBytes;
+  auto run = [&](auto probe_tag) -> size_t {
+    using P = typename decltype(probe_tag)::type;
+    if (keys) {
+      return prefetch ? RunKeys<kInsert, true, P>(f, in, n, seed, out)
+                      : RunKeys<kInsert, false, P>(f, in, n, seed, out);
+    }
+    return prefetch ? RunHashes<kInsert, true, P>(f, in, n, out)
+                    : RunHashes<kInsert, false, P>(f, in, n, out);
+  };
+  switch (f.layout) {
+    case LayoutId::kBlocked512: return run(std::type_identity<Blocked512Probe>());
+    case LayoutId::kSplit256: return run(std::type_identity<SectorProbe<8>>());
+    case LayoutId::kSectorized512: return run(std::type_identity<SectorProbe<16>>());
+    case LayoutId::kRegister64: return run(std::type_identity<Register64Probe>());
+    case LayoutId::kClassic: return run(std::type_identity<ClassicProbe>());
+  }
+  return 0;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace blockbloom::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

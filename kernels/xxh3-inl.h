@@ -1,0 +1,87 @@
+// Per-target XXH3-64 of 8-byte keys (stage 1: hash the key).
+// Bit-exact with XXH3_64bits_withSeed(&key, 8, seed); see kernels/layout.h for
+// the derivation and kernels/reference.cc for the scalar twin.
+#if defined(BLOCKBLOOM_KERNELS_XXH3_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef BLOCKBLOOM_KERNELS_XXH3_INL_H_
+#undef BLOCKBLOOM_KERNELS_XXH3_INL_H_
+#else
+#define BLOCKBLOOM_KERNELS_XXH3_INL_H_
+#endif
+
+#include "hwy/highway.h"
+#include "kernels/layout.h"
+#include "kernels/reference.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace blockbloom::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR
+
+// a * b mod 2^64 per u64 lane. Highway 1.0.3 has no 64-bit multiply, so on
+// most targets it is built from three 32x32->64 MulEven products:
+// a*b = lo(a)*lo(b) + ((hi(a)*lo(b) + lo(a)*hi(b)) << 32)  (mod 2^64).
+// AVX-512DQ (part of Highway's AVX3) has it in one instruction.
+template <class D>
+HWY_INLINE hn::Vec<D> MulLow64(D d, hn::Vec<D> a, uint64_t b) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (hn::MaxLanes(D()) == 8) {
+    return hn::Vec<D>{_mm512_mullo_epi64(a.raw, hn::Set(d, b).raw)};
+  }
+#endif
+  const hn::Repartition<uint32_t, D> d32;
+  const auto b_lo = hn::BitCast(d32, hn::Set(d, b & 0xffffffffu));
+  const auto b_hi = hn::BitCast(d32, hn::Set(d, b >> 32));
+  const auto a32 = hn::BitCast(d32, a);
+  const auto a_hi = hn::BitCast(d32, hn::ShiftRight<32>(a));
+  const auto lolo = hn::MulEven(a32, b_lo);
+  const auto cross = hn::Add(hn::MulEven(a_hi, b_lo), hn::MulEven(a32, b_hi));
+  return hn::Add(lolo, hn::ShiftLeft<32>(cross));
+}
+
+// XXH3_len_4to8_64b for len = 8, on a vector of keys. `seed_const` is
+// Xxh3SeedConstant(seed).
+template <class D>
+HWY_INLINE hn::Vec<D> Xxh3Hash8(D d, hn::Vec<D> key, hn::Vec<D> seed_const) {
+  auto x = hn::Xor(hn::RotateRight<32>(key), seed_const);
+  // rotl(x, 49) = rotr(x, 15); rotl(x, 24) = rotr(x, 40)
+  x = hn::Xor(x, hn::Xor(hn::RotateRight<15>(x), hn::RotateRight<40>(x)));
+  x = MulLow64(d, x, kXxh3Rrmxmx);
+  x = hn::Xor(x, hn::Add(hn::ShiftRight<35>(x), hn::Set(d, uint64_t{8})));
+  x = MulLow64(d, x, kXxh3Rrmxmx);
+  return hn::Xor(x, hn::ShiftRight<28>(x));
+}
+
+// out[0, n) = hashes of keys[0, n); out may equal keys.
+HWY_INLINE void HashU64Batch(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed,
+                             uint64_t* out) {
+  const hn::ScalableTag<uint64_t> d;
+  const size_t N = hn::Lanes(d);
+  const auto sc = hn::Set(d, Xxh3SeedConstant(seed));
+  size_t i = 0;
+  // Two vectors per iteration: the two multiply chains are independent.
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const auto a = Xxh3Hash8(d, hn::LoadU(d, keys + i), sc);
+    const auto b = Xxh3Hash8(d, hn::LoadU(d, keys + i + N), sc);
+    hn::StoreU(a, d, out + i);
+    hn::StoreU(b, d, out + i + N);
+  }
+  for (; i + N <= n; i += N) hn::StoreU(Xxh3Hash8(d, hn::LoadU(d, keys + i), sc), d, out + i);
+  for (; i < n; ++i) out[i] = reference::HashU64(keys[i], seed);
+}
+
+#else  // HWY_SCALAR: one lane, no 32-bit view of a 64-bit lane; plain C++.
+
+HWY_INLINE void HashU64Batch(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed,
+                             uint64_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = reference::HashU64(keys[i], seed);
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+}  // namespace HWY_NAMESPACE
+}  // namespace blockbloom::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

@@ -1,0 +1,224 @@
+// Every compiled target against the scalar reference: filter bytes and
+// answers, for every layout and every supported k, over batch sizes 0, 1,
+// lane count +-1, odd and large, from misaligned starts; and the XXH3 kernel
+// against libxxhash. Each target is its own test case (Kernels/avx2, ...);
+// targets this CPU cannot run are skipped, not passed.
+#include <gtest/gtest.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "kernels/kernels.h"
+#include "kernels/layout.h"
+#include "kernels/reference.h"
+
+namespace blockbloom {
+namespace {
+
+using kernels::FilterRef;
+using kernels::LayoutId;
+using kernels::Ops;
+
+std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> v(n);
+  for (auto& x : v) x = rng();
+  return v;
+}
+
+// A zeroed 64-byte aligned payload for `nblocks` blocks.
+struct Payload {
+  LayoutId layout;
+  uint64_t nblocks;
+  uint32_t k;
+  std::vector<uint8_t, std::allocator<uint8_t>> storage;
+  uint8_t* bits;
+
+  Payload(LayoutId l, uint64_t nb, uint32_t kk) : layout(l), nblocks(nb), k(kk) {
+    storage.assign(kernels::PayloadBytes(l, nb) + 64, 0);
+    bits = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+  }
+  FilterRef Ref() { return {bits, nblocks, k, layout}; }
+  size_t Bytes() const { return kernels::PayloadBytes(layout, nblocks); }
+};
+
+std::vector<uint32_t> Ks(LayoutId l) {
+  std::vector<uint32_t> ks;
+  const auto r = kernels::KRangeOf(l);
+  for (uint32_t k = r.lo; k <= r.hi; ++k) {
+    if (kernels::KValid(l, k)) ks.push_back(k);
+  }
+  return ks;
+}
+
+constexpr LayoutId kLayouts[] = {LayoutId::kBlocked512, LayoutId::kSplit256, LayoutId::kSectorized512,
+                                 LayoutId::kRegister64, LayoutId::kClassic};
+
+class Kernels : public ::testing::TestWithParam<const Ops*> {
+ protected:
+  void SetUp() override {
+    if (!kernels::Supported(*GetParam())) GTEST_SKIP() << "this CPU cannot run " << GetParam()->name;
+  }
+  const Ops& ops() const { return *GetParam(); }
+};
+
+// Sizes that straddle every lane count (1..16 u32 lanes, 1..8 u64) and the
+// pipeline's chunk (512) and look-ahead (128) boundaries.
+const size_t kSizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 127, 128, 129, 511, 512, 513, 1000, 4099};
+
+TEST_P(Kernels, HashMatchesLibxxhash) {
+  const auto keys = RandomKeys(4099, 1);
+  for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {
+    for (size_t n : kSizes) {
+      for (size_t offset : {0, 1, 3}) {  // misaligned starts
+        if (offset + n > keys.size()) continue;
+        std::vector<uint64_t> out(n + 1, 0xdeadbeef);
+        ops().hash_u64(keys.data() + offset, n, seed, out.data());
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(out[i], XXH3_64bits_withSeed(&keys[offset + i], 8, seed))
+              << "n=" << n << " i=" << i << " seed=" << seed;
+        }
+        EXPECT_EQ(out[n], 0xdeadbeefu) << "wrote past the end, n=" << n;
+      }
+    }
+  }
+  // In place.
+  auto inplace = keys;
+  ops().hash_u64(inplace.data(), inplace.size(), 7, inplace.data());
+  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(inplace[i], XXH3_64bits_withSeed(&keys[i], 8, 7));
+}
+
+TEST_P(Kernels, ReferenceHashMatchesLibxxhash) {
+  for (uint64_t key : RandomKeys(1000, 2)) {
+    for (uint64_t seed : {uint64_t{0}, uint64_t{42}, key}) {
+      ASSERT_EQ(kernels::reference::HashU64(key, seed), XXH3_64bits_withSeed(&key, 8, seed));
+    }
+  }
+}
+
+// Insert with the target, compare bytes with the reference; query present and
+// absent hashes and compare answers.
+TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
+  const auto hashes = RandomKeys(4099 + 8, 3);
+  const auto probes = RandomKeys(4099 + 8, 4);
+  for (LayoutId l : kLayouts) {
+    // Small enough that batches collide in blocks, large enough for many blocks.
+    const uint64_t nblocks = l == LayoutId::kClassic ? 20011 : 313;
+    for (uint32_t k : Ks(l)) {
+      for (size_t n : {size_t{0}, size_t{1}, size_t{9}, size_t{17}, size_t{513}, size_t{4099}}) {
+        for (size_t offset : {0, 1}) {
+          Payload ref(l, nblocks, k), got(l, nblocks, k);
+          const uint64_t* h = hashes.data() + offset;
+          for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), h[i]);
+          ops().insert_hashes(got.Ref(), h, n);
+          ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes()))
+              << "layout " << int(l) << " k=" << k << " n=" << n << " offset=" << offset;
+          std::vector<uint8_t> out(n + 8, 7);
+          const size_t hits = ops().query_hashes(got.Ref(), probes.data() + offset, n, out.data());
+          size_t expect_hits = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const bool want = kernels::reference::QueryHash(ref.Ref(), probes[offset + i]);
+            ASSERT_EQ(out[i], want ? 1 : 0) << "layout " << int(l) << " k=" << k << " i=" << i;
+            expect_hits += want;
+          }
+          EXPECT_EQ(hits, expect_hits);
+          EXPECT_EQ(out[n], 7) << "wrote past the end";
+          // No false negatives.
+          std::vector<uint8_t> present(n + 1);
+          EXPECT_EQ(ops().query_hashes(got.Ref(), h, n, present.data()), n);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
+  const auto keys = RandomKeys(20000, 5);
+  for (LayoutId l : kLayouts) {
+    const uint32_t k = Ks(l)[Ks(l).size() / 2];
+    for (size_t n : kSizes) {
+      for (uint64_t seed : {uint64_t{0}, uint64_t{99}}) {
+        Payload ref(l, 97, k), got(l, 97, k);
+        for (size_t i = 0; i < n; ++i)
+          kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(keys[i + 1], seed));
+        ops().insert_keys(got.Ref(), keys.data() + 1, n, seed);
+        ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l) << " n=" << n;
+        std::vector<uint8_t> out(n + 1, 9);
+        const size_t hits = ops().query_keys(got.Ref(), keys.data() + 5000, n, seed, out.data());
+        size_t expect = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(keys[5000 + i], seed));
+          ASSERT_EQ(out[i], want ? 1 : 0);
+          expect += want;
+        }
+        EXPECT_EQ(hits, expect);
+        EXPECT_EQ(out[n], 9);
+      }
+    }
+  }
+}
+
+// Large filters take the prefetching path; it must not change a byte.
+TEST_P(Kernels, PrefetchingPathMatchesReference) {
+  const auto keys = RandomKeys(60000, 6);
+  for (LayoutId l : kLayouts) {
+    const uint32_t k = Ks(l)[Ks(l).size() / 2];
+    // >= 1 MiB payload: above the prefetch threshold.
+    const uint64_t nblocks = l == LayoutId::kClassic ? (uint64_t{1} << 23) + 13
+                                                     : ((uint64_t{1} << 23) + 13) / kernels::BlockBits(l);
+    Payload ref(l, nblocks, k), got(l, nblocks, k);
+    for (uint64_t key : keys) kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(key, 3));
+    ops().insert_keys(got.Ref(), keys.data(), keys.size(), 3);
+    ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l);
+    std::vector<uint8_t> out(keys.size());
+    EXPECT_EQ(ops().query_keys(got.Ref(), keys.data(), keys.size(), 3, out.data()), keys.size());
+  }
+}
+
+// The pinned target is the one that runs.
+TEST_P(Kernels, PinnedTargetIsActive) {
+  ASSERT_TRUE(kernels::PinTarget(ops().name));
+  EXPECT_EQ(&kernels::Active(), GetParam());
+  EXPECT_EQ(ActiveTarget(), ops().name);
+  // Batch through the public API equals per-key, on this target.
+  Filter batch = Filter::WithBits(Layout::kBlocked512, 1 << 16, 7);
+  Filter single = batch;
+  const auto keys = RandomKeys(3000, 7);
+  batch.InsertBatch(keys);
+  for (uint64_t key : keys) single.Insert(key);
+  EXPECT_TRUE(batch == single);
+  ASSERT_TRUE(kernels::PinTarget("auto"));
+}
+
+std::string TargetName(const ::testing::TestParamInfo<const Ops*>& info) { return info.param->name; }
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, Kernels,
+                         ::testing::ValuesIn(kernels::CompiledTargets().begin(), kernels::CompiledTargets().end()),
+                         TargetName);
+
+TEST(Dispatch, CompilesScalarFallbackAndBestIsSupported) {
+  const auto targets = kernels::CompiledTargets();
+  ASSERT_FALSE(targets.empty());
+  EXPECT_TRUE(kernels::Supported(*targets.back())) << "the fallback must run everywhere";
+  EXPECT_TRUE(kernels::Supported(kernels::Active()));
+  EXPECT_FALSE(kernels::PinTarget("no-such-target"));
+  EXPECT_THROW(PinTarget("no-such-target"), std::invalid_argument);
+#if defined(__x86_64__)
+  // On x86 the dispatch must have compiled SSE4 and AVX2 at least.
+  bool sse4 = false, avx2 = false;
+  for (const Ops* o : targets) {
+    sse4 |= std::string(o->name) == "sse4";
+    avx2 |= std::string(o->name) == "avx2";
+  }
+  EXPECT_TRUE(sse4 && avx2);
+#endif
+}
+
+}  // namespace
+}  // namespace blockbloom

@@ -1,0 +1,56 @@
+// A small command-line parser shared by every blockbloom command: "--name value"
+// options, "--flag" switches and positionals, with errors that name the
+// parameter, the value and what was expected.
+#ifndef BLOCKBLOOM_TOOLS_ARGS_H_
+#define BLOCKBLOOM_TOOLS_ARGS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockbloom::cli {
+
+// Thrown for bad usage; main prints "blockbloom <cmd>: <message>" and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Args {
+ public:
+  // `options` take a value, `switches` do not. Anything else starting with "--"
+  // is an error; other words are positionals.
+  Args(int argc, char** argv, std::set<std::string> options, std::set<std::string> switches = {});
+
+  bool Has(const std::string& name) const;  // option given or switch set
+  std::optional<std::string> Get(const std::string& name) const;
+  std::string GetOr(const std::string& name, const std::string& fallback) const;
+  std::string Require(const std::string& name) const;
+  // Numbers, with range checks whose messages name the option.
+  uint64_t U64(const std::string& name, uint64_t fallback, uint64_t lo = 0, uint64_t hi = UINT64_MAX) const;
+  std::optional<uint64_t> OptU64(const std::string& name, uint64_t lo = 0, uint64_t hi = UINT64_MAX) const;
+  double Double(const std::string& name, double fallback) const;
+  std::optional<double> OptDouble(const std::string& name) const;
+  // "A:B" inclusive ranges of numbers (e.g. --k 1:16); a single number is A:A.
+  std::pair<double, double> Range(const std::string& name, std::pair<double, double> fallback) const;
+
+  const std::vector<std::string>& positionals() const { return positionals_; }
+  // Throws unless the number of positionals is within [lo, hi].
+  void ExpectPositionals(size_t lo, size_t hi, const std::string& what) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::set<std::string> switches_set_;
+  std::vector<std::string> positionals_;
+};
+
+uint64_t ParseU64(std::string_view text, const std::string& name);
+double ParseDouble(std::string_view text, const std::string& name);
+
+}  // namespace blockbloom::cli
+
+#endif  // BLOCKBLOOM_TOOLS_ARGS_H_

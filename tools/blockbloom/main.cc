@@ -1,0 +1,80 @@
+// blockbloom: the command-line front end of the library.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "blockbloom/layout.h"
+#include "tools/blockbloom/args.h"
+#include "tools/blockbloom/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**);
+  const char* help;
+};
+
+constexpr Command kCommands[] = {
+    {"demo", blockbloom::cli::Demo, "build a 10M-key blocked filter and report speed and accuracy per target"},
+    {"params", blockbloom::cli::Params, "--n N --fpr P [--layout L] [--format text|csv|json]: size a filter"},
+    {"table", blockbloom::cli::Table, "--layout L --mn A:B --k C:D [--format text|csv]: rates by bits/key and k"},
+    {"verify", blockbloom::cli::Verify, "[--layout L] [--keys N] [--probes N] [--format text|csv]: measured vs model"},
+    {"build", blockbloom::cli::Build, "--layout L (--n N --fpr P | --bits-per-key B | --bytes N) ... -o FILTER"},
+    {"query", blockbloom::cli::Query, "FILTER [--keys FILE] [--key-width W] [--output bits|hits|count]"},
+    {"stats", blockbloom::cli::Stats, "FILTER [--format text|json]"},
+    {"merge", blockbloom::cli::Merge, "A B -o OUT: union of two compatible filters"},
+    {"fold", blockbloom::cli::Fold, "FILTER -o OUT: halve the size"},
+    {"import-parquet", blockbloom::cli::ImportParquet, "FILE [--bytes N] -o FILTER"},
+    {"export-parquet", blockbloom::cli::ExportParquet, "FILTER [--with-header] -o FILE"},
+    {"targets", blockbloom::cli::Targets, "list the compiled SIMD targets and the one in use"},
+};
+
+void Usage(FILE* out) {
+  std::fprintf(out,
+               "usage: blockbloom [--target NAME] COMMAND [ARGS]\n"
+               "  --target NAME   pin the SIMD target (as BLOCKBLOOM_TARGET does); 'blockbloom targets' lists them\n\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-15s %s\n", c.name, c.help);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int i = 1;
+  std::string cmd_name;
+  try {
+    for (; i < argc; ++i) {
+      std::string_view a = argv[i];
+      if (a == "--target") {
+        if (i + 1 >= argc) throw blockbloom::cli::UsageError("--target needs a value");
+        blockbloom::PinTarget(argv[++i]);
+      } else if (a.rfind("--target=", 0) == 0) {
+        blockbloom::PinTarget(a.substr(9));
+      } else if (a == "--help" || a == "-h" || a == "help") {
+        Usage(stdout);
+        return 0;
+      } else {
+        break;
+      }
+    }
+    if (i >= argc) {
+      Usage(stderr);
+      return 2;
+    }
+    cmd_name = argv[i];
+    for (const Command& c : kCommands) {
+      if (cmd_name == c.name) return c.run(argc - i - 1, argv + i + 1);
+    }
+    throw blockbloom::cli::UsageError("unknown command '" + cmd_name + "' (try 'blockbloom --help')");
+  } catch (const blockbloom::cli::UsageError& e) {
+    std::fprintf(stderr, "blockbloom%s%s: %s\n", cmd_name.empty() ? "" : " ", cmd_name.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (msg.rfind("blockbloom: ", 0) == 0) msg = msg.substr(12);
+    std::fprintf(stderr, "blockbloom%s%s: %s\n", cmd_name.empty() ? "" : " ", cmd_name.c_str(), msg.c_str());
+    return 1;
+  }
+}

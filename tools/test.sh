@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The README's second command (and all that CI runs): install what is missing,
+# build everything warning-free with g++ and run every test (each SIMD target
+# its own case); build with clang too (its fallback target is EMU128, g++'s is
+# SCALAR) and run the kernel tests there; then the optional stages below.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+stage() { printf '\n== %s ==\n' "$*"; }
+
+stage "dependencies"
+tools/install-deps.sh test
+
+stage "g++: build (warnings are errors)"
+cmake -S . -B build/gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DBLOCKBLOOM_WERROR=ON >/dev/null
+cmake --build build/gcc -j "$jobs"
+
+stage "g++: tests"
+ctest --test-dir build/gcc --output-on-failure -j "$jobs"
+
+stage "clang: build (warnings are errors) and kernel tests"
+cmake -S . -B build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DBLOCKBLOOM_WERROR=ON \
+  -DBLOCKBLOOM_BUILD_BENCH=OFF >/dev/null
+cmake --build build/clang -j "$jobs"
+ctest --test-dir build/clang --output-on-failure -j "$jobs" -R 'Kernels|Dispatch'
+
+# Optional stages, each a script of its own: ARM (NEON/SVE under qemu) and the
+# loader fuzzer. Set BLOCKBLOOM_SKIP_ARM=1 / BLOCKBLOOM_SKIP_FUZZ=1 to leave them out locally.
+if [[ -x tools/ci/arm-tests.sh && "${BLOCKBLOOM_SKIP_ARM:-0}" != 1 ]]; then
+  stage "arm64: cross-build, kernel tests under qemu"
+  tools/ci/arm-tests.sh
+fi
+if [[ -x tools/ci/fuzz.sh && "${BLOCKBLOOM_SKIP_FUZZ:-0}" != 1 ]]; then
+  stage "fuzz: filter loader under libFuzzer + ASan/UBSan"
+  tools/ci/fuzz.sh
+fi
+stage "all tests passed"
