@@ -1,0 +1,26 @@
+// The garden: the Bloom filter variants of the source documents ("A Garden
+// Variety of Bloom Filters", seeds/001; counting filters, seeds/000), as plain
+// C++ beside the SIMD engine. Each header states its formula with a short
+// derivation, and a function computes it for the tests to hold measurements
+// against.
+//
+//   garden/multiset.h  CountingFilter (w-bit saturating counters, Remove),
+//                      SpectralFilter (MS / MI / RM), CountMinSketch, BitwiseFilter
+//   garden/aging.h     StableFilter (Deng & Rafiei), A2Filter (active-active buffering)
+//   garden/scalable.h  ScalableFilter (Almeida et al.: a chain of blockbloom::Filter)
+//   garden/common.h    key hashing, probe cells, packed counters, Wilson interval
+//
+//   blockbloom::garden::CountingFilter cbf(/*cells=*/1 << 20, /*k=*/7);
+//   cbf.Insert(42);  cbf.Insert(std::string_view("url"));
+//   cbf.Remove(42);                     // only keys you inserted
+//   blockbloom::garden::ScalableFilter sbf(/*initial_capacity=*/1000, /*fpr=*/0.001);
+//   sbf.Insert(7);                      // grows by slices, rate < 0.001 / (1 - 0.85)
+#ifndef BLOCKBLOOM_GARDEN_H_
+#define BLOCKBLOOM_GARDEN_H_
+
+#include "blockbloom/garden/aging.h"     // IWYU pragma: export
+#include "blockbloom/garden/common.h"    // IWYU pragma: export
+#include "blockbloom/garden/multiset.h"  // IWYU pragma: export
+#include "blockbloom/garden/scalable.h"  // IWYU pragma: export
+
+#endif  // BLOCKBLOOM_GARDEN_H_

@@ -1,0 +1,134 @@
+// Shared parts of the garden (engine/include/blockbloom/garden.h): the key
+// hasher, the k probe cells of a key, packed w-bit counters, a seeded PRNG,
+// and a Wilson score interval used to compare measured rates with formulas.
+//
+// Every garden variant is plain C++ (no SIMD): it hashes a key once with
+// blockbloom::HashU64 / HashBytes (XXH3 or XXH64 with the variant's seed), and
+// turns that 64-bit hash into k cells by the classic layout's scheme
+// (kernels/layout.h): Kirsch-Mitzenmacher double hashing g_i = h1 + i h2
+// (mod 2^64) with h1 = the hash, h2 = ClassicStep(hash) (odd), and the cell
+// index fastrange(g_i, cells) = (g_i * cells) >> 64. "Less hashing, same
+// performance" (Kirsch & Mitzenmacher 2006): the asymptotic false-positive rate
+// equals that of k independent hashes.
+#ifndef BLOCKBLOOM_GARDEN_COMMON_H_
+#define BLOCKBLOOM_GARDEN_COMMON_H_
+
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "blockbloom/layout.h"
+
+namespace blockbloom::garden {
+
+// Keys are integers (hashed as their 8 little-endian bytes, like Filter's
+// uint64 keys) or anything convertible to std::string_view (hashed as bytes).
+template <typename K>
+concept Key = std::integral<K> || std::convertible_to<const K&, std::string_view>;
+
+// Stage 1: hash a key with a fixed hash kind and seed.
+struct KeyHasher {
+  HashKind kind = HashKind::kXxh3;
+  uint64_t seed = 0;
+
+  template <Key K>
+  uint64_t operator()(const K& key) const {
+    if constexpr (std::integral<K>) {
+      return HashU64(static_cast<uint64_t>(key), kind, seed);
+    } else {
+      return HashBytes(std::string_view(key), kind, seed);
+    }
+  }
+};
+
+// Largest k (probes per key, count-min rows) any garden variant accepts: the
+// classic layout's limit, and more than any rate needs (2^-32 at fill 1/2).
+inline constexpr uint32_t kMaxProbes = 32;
+
+// The distinct cells a key probes: count <= k (two g_i can land on one cell
+// with probability about k^2 / (2 cells); the duplicate is dropped so that a
+// key touches each of its cells once).
+struct Probes {
+  std::array<uint64_t, kMaxProbes> cell;
+  uint32_t count = 0;
+};
+
+// The k double-hashing cells of `hash` in [0, cells), duplicates dropped.
+// k in [1, kMaxProbes], cells >= 1 (callers validate).
+Probes ProbeCells(uint64_t hash, uint32_t k, uint64_t cells);
+
+// The i-th independent-looking hash derived from one key hash: i = 0 gives
+// `hash` itself, i >= 1 a SplitMix64 finalizer of hash + i * golden. Used where
+// one key needs several unrelated probe sets (RM's secondary filter, the
+// bitwise filter's levels, the scalable filter's slices), so each key is hashed
+// only once.
+uint64_t DeriveHash(uint64_t hash, uint32_t i);
+
+// Lemire's fastrange for 64-bit inputs: (x * n) >> 64, uniform over [0, n).
+uint64_t FastRange64(uint64_t x, uint64_t n);
+
+// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded PRNG whose whole state is
+// one word, so that random choices (the stable filter's decrements) are
+// reproducible from the user's seed.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t Next();
+  uint64_t state() const { return state_; }
+
+ private:
+  uint64_t state_;
+};
+
+// m counters of `width` bits packed into 64-bit words (width in {1, 2, 4, 8,
+// 16, 32}, so no counter straddles two words). Plain storage: the policies
+// (saturation, stickiness, aging) belong to the filters that use it.
+class PackedCounters {
+ public:
+  // Throws std::invalid_argument naming `what` for cells = 0 or a width not in
+  // {1, 2, 4, 8, 16, 32}.
+  PackedCounters(uint64_t cells, uint32_t width, std::string_view what = "cells");
+
+  uint64_t size() const { return cells_; }
+  uint32_t width() const { return width_; }
+  uint64_t max() const { return mask_; }  // 2^width - 1
+  uint64_t byte_size() const { return words_.size() * sizeof(uint64_t); }
+
+  uint64_t Get(uint64_t i) const {
+    const uint64_t bit = i * width_;
+    return (words_[bit >> 6] >> (bit & 63)) & mask_;
+  }
+  // v must be <= max().
+  void Set(uint64_t i, uint64_t v) {
+    const uint64_t bit = i * width_;
+    uint64_t& word = words_[bit >> 6];
+    word = (word & ~(mask_ << (bit & 63))) | (v << (bit & 63));
+  }
+  // Number of counters equal to v.
+  uint64_t CountEqual(uint64_t v) const;
+  void Clear();
+  bool operator==(const PackedCounters& other) const = default;
+
+ private:
+  uint64_t cells_;
+  uint32_t width_;
+  uint64_t mask_;
+  std::vector<uint64_t> words_;
+};
+
+// Wilson score interval for a binomial proportion: `hits` successes in
+// `trials`, z standard deviations (z = 3.89 is two-sided 99.99%). The interval
+// [lo, hi] contains the true rate p with the stated confidence when hits ~
+// Binomial(trials, p): solve |hits/trials - p| = z sqrt(p (1 - p) / trials)
+// for p (Wilson 1927); unlike the normal approximation it stays inside [0, 1]
+// and is usable at hits = 0.
+struct Interval {
+  double lo, hi;
+};
+Interval WilsonInterval(uint64_t hits, uint64_t trials, double z);
+
+}  // namespace blockbloom::garden
+
+#endif  // BLOCKBLOOM_GARDEN_COMMON_H_

@@ -1,0 +1,19 @@
+// Private helpers of the garden sources (engine/src/garden_*.cc).
+#ifndef BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
+#define BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
+
+#include <cstdint>
+#include <string>
+
+namespace blockbloom::garden::internal {
+
+// Throws std::invalid_argument("blockbloom: " + msg).
+[[noreturn]] void Invalid(const std::string& msg);
+// "<what> = <value> is out of range: expected <lo>..<hi>" unless lo <= value <= hi.
+void CheckRange(const char* what, uint64_t value, uint64_t lo, uint64_t hi);
+// The same for a real parameter that must lie strictly inside (lo, hi).
+void CheckOpen(const char* what, double value, double lo, double hi);
+
+}  // namespace blockbloom::garden::internal
+
+#endif  // BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_

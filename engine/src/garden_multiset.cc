@@ -1,0 +1,317 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "blockbloom/garden/multiset.h"
+#include "blockbloom/model.h"
+#include "engine/src/garden_internal.h"
+#include "kernels/layout.h"
+
+namespace blockbloom::garden {
+
+using internal::CheckOpen;
+using internal::CheckRange;
+using internal::Invalid;
+
+// ---- Counter overflow ------------------------------------------------------------------
+
+double CounterOverflowBound(double m, double n, double k, double j) {
+  if (n <= 0 || k <= 0) return 0.0;
+  // m (e n k / (j m))^j, as exp(j log(.)) so huge j does not overflow pow's base.
+  return m * std::exp(j * std::log(std::numbers::e * n * k / (j * m)));
+}
+
+double CounterOverflowBoundAtOptimalK(double m, double j) {
+  // k = (m/n) ln 2 turns e n k / (j m) into e ln 2 / j.
+  return m * std::pow(std::numbers::e * std::numbers::ln2 / j, j);
+}
+
+double CounterTailExact(double m, double n, double k, uint64_t j) {
+  // P[Binomial(N, p) >= j], N = nk probes, p = 1/m; pmf in log space.
+  const double trials = std::round(n * k);
+  const double p = 1.0 / m;
+  if (j == 0) return 1.0;
+  if (static_cast<double>(j) > trials) return 0.0;
+  const double log_p = std::log(p), log_q = std::log1p(-p), log_n1 = std::lgamma(trials + 1);
+  auto pmf = [&](double i) {
+    return std::exp(log_n1 - std::lgamma(i + 1) - std::lgamma(trials - i + 1) + i * log_p + (trials - i) * log_q);
+  };
+  const double mode = std::floor((trials + 1) * p);
+  if (static_cast<double>(j) > mode) {
+    // Past the mode the terms fall monotonically: sum until they stop mattering.
+    double sum = 0.0;
+    for (double i = static_cast<double>(j); i <= trials; ++i) {
+      const double t = pmf(i);
+      sum += t;
+      if (t <= sum * 1e-17) break;
+    }
+    return sum;
+  }
+  double below = 0.0;
+  for (uint64_t i = 0; i < j; ++i) below += pmf(static_cast<double>(i));
+  return std::max(0.0, 1.0 - below);
+}
+
+// ---- CountingFilter ----------------------------------------------------------------------
+
+namespace {
+uint32_t CheckedK(uint32_t k) {
+  CheckRange("k", k, 1, kMaxProbes);
+  return k;
+}
+}  // namespace
+
+CountingFilter::CountingFilter(uint64_t cells, uint32_t k, uint32_t width, HashKind hash, uint64_t seed)
+    : k_(CheckedK(k)), hasher_{hash, seed}, counters_(cells, width, "cells") {}
+
+void CountingFilter::Bump(uint64_t c) {
+  const uint64_t v = counters_.Get(c);
+  if (v == counters_.max()) {
+    ++saturations_;  // stuck: never wraps
+  } else {
+    counters_.Set(c, v + 1);
+  }
+}
+
+uint64_t CountingFilter::Min(const Probes& p) const {
+  uint64_t mn = counters_.max();
+  for (uint32_t i = 0; i < p.count; ++i) mn = std::min(mn, counters_.Get(p.cell[i]));
+  return mn;
+}
+
+void CountingFilter::InsertHash(uint64_t hash) {
+  const Probes p = ProbeCells(hash, k_, cells());
+  for (uint32_t i = 0; i < p.count; ++i) Bump(p.cell[i]);
+}
+
+bool CountingFilter::RemoveHash(uint64_t hash) {
+  const Probes p = ProbeCells(hash, k_, cells());
+  if (Min(p) == 0) return false;  // surely never inserted
+  for (uint32_t i = 0; i < p.count; ++i) {
+    const uint64_t v = counters_.Get(p.cell[i]);
+    if (v != counters_.max()) counters_.Set(p.cell[i], v - 1);  // stuck counters stay
+  }
+  return true;
+}
+
+bool CountingFilter::MayContainHash(uint64_t hash) const {
+  const Probes p = ProbeCells(hash, k_, cells());
+  for (uint32_t i = 0; i < p.count; ++i) {
+    if (counters_.Get(p.cell[i]) == 0) return false;
+  }
+  return true;
+}
+
+uint64_t CountingFilter::CountHash(uint64_t hash) const { return Min(ProbeCells(hash, k_, cells())); }
+
+double CountingFilter::Fpr(uint64_t n) const {
+  return ClassicFprExact(static_cast<double>(cells()), static_cast<double>(n), k_);
+}
+
+void CountingFilter::Clear() {
+  counters_.Clear();
+  saturations_ = 0;
+}
+
+// ---- SpectralFilter ---------------------------------------------------------------------------
+
+namespace {
+// How many of p's cells hold the minimum of c's counters over p.
+uint32_t MinMultiplicity(const PackedCounters& c, const Probes& p, uint64_t mn) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < p.count; ++i) n += c.Get(p.cell[i]) == mn;
+  return n;
+}
+// RM's secondary filter probes with the key's second derived hash.
+constexpr uint32_t kSecondaryHash = 1;
+}  // namespace
+
+SpectralFilter::SpectralFilter(uint64_t cells, uint32_t k, Policy policy)
+    : SpectralFilter(cells, k, policy, Options{}) {}
+
+SpectralFilter::SpectralFilter(uint64_t cells, uint32_t k, Policy policy, const Options& options)
+    : policy_(policy), primary_(cells, k, options.width, options.hash, options.seed) {
+  if (policy == Policy::kRecurringMinimum) {
+    const uint64_t cells2 = options.secondary_cells != 0 ? options.secondary_cells : std::max<uint64_t>(1, cells / 2);
+    secondary_.emplace(cells2, k, options.width, options.hash, options.seed);
+  }
+}
+
+void SpectralFilter::InsertHash(uint64_t hash) {
+  switch (policy_) {
+    case Policy::kMinimumSelection:
+      primary_.InsertHash(hash);
+      return;
+    case Policy::kMinimumIncrease: {
+      const Probes p = ProbeCells(hash, primary_.k(), primary_.cells());
+      const uint64_t mn = primary_.Min(p);
+      for (uint32_t i = 0; i < p.count; ++i) {
+        if (primary_.counters_.Get(p.cell[i]) == mn) primary_.Bump(p.cell[i]);
+      }
+      return;
+    }
+    case Policy::kRecurringMinimum: {
+      primary_.InsertHash(hash);
+      const Probes p = ProbeCells(hash, primary_.k(), primary_.cells());
+      const uint64_t mn = primary_.Min(p);
+      if (MinMultiplicity(primary_.counters_, p, mn) >= 2) return;
+      CountingFilter& sec = *secondary_;
+      const Probes s = ProbeCells(DeriveHash(hash, kSecondaryHash), sec.k(), sec.cells());
+      // Already in the secondary: count this insert there; else enter with m_x.
+      const uint64_t add = sec.Min(s) > 0 ? 1 : mn;
+      for (uint32_t i = 0; i < s.count; ++i) {
+        const uint64_t v = sec.counters_.Get(s.cell[i]);
+        const uint64_t room = sec.max_count() - v;
+        sec.counters_.Set(s.cell[i], v + std::min(add, room));
+        sec.saturations_ += add - std::min(add, room);
+      }
+      return;
+    }
+  }
+}
+
+bool SpectralFilter::RemoveHash(uint64_t hash) {
+  if (policy_ == Policy::kMinimumIncrease)
+    throw std::logic_error(
+        "blockbloom: SpectralFilter::Remove is unsafe under the Minimum Increase policy (a key's non-minimal "
+        "counters never recorded its inserts, so removing it would cause false negatives for other keys); use "
+        "Minimum Selection or Recurring Minimum");
+  if (!primary_.MayContainHash(hash)) return false;
+  if (secondary_) {
+    const uint64_t h2 = DeriveHash(hash, kSecondaryHash);
+    if (secondary_->MayContainHash(h2)) secondary_->RemoveHash(h2);
+  }
+  return primary_.RemoveHash(hash);
+}
+
+uint64_t SpectralFilter::CountHash(uint64_t hash) const {
+  const Probes p = ProbeCells(hash, primary_.k(), primary_.cells());
+  const uint64_t mn = primary_.Min(p);
+  if (policy_ != Policy::kRecurringMinimum || mn == 0) return mn;
+  if (MinMultiplicity(primary_.counters_, p, mn) >= 2) return mn;
+  const uint64_t s = secondary_->CountHash(DeriveHash(hash, kSecondaryHash));
+  return s > 0 ? s : mn;
+}
+
+// ---- CountMinSketch ----------------------------------------------------------------------------
+
+namespace {
+// Largest width: 2^32 columns (32 GiB per row of 64-bit counters).
+constexpr uint64_t kMaxCountMinWidth = uint64_t{1} << 32;
+}  // namespace
+
+double CountMinEpsilon(uint64_t width) { return std::numbers::e / static_cast<double>(width); }
+double CountMinDelta(uint32_t depth) { return std::exp(-static_cast<double>(depth)); }
+
+CountMinSketch::CountMinSketch(uint64_t width, uint32_t depth, HashKind hash, uint64_t seed)
+    : width_(width), depth_(depth), hasher_{hash, seed} {
+  CheckRange("width", width, 1, kMaxCountMinWidth);
+  CheckRange("depth", depth, 1, kMaxProbes);
+  counts_.assign(width * depth, 0);
+}
+
+CountMinSketch CountMinSketch::ForError(double eps, double delta, HashKind hash, uint64_t seed) {
+  CheckOpen("eps", eps, 0.0, 1.0);
+  CheckOpen("delta", delta, 0.0, 1.0);
+  // eps = e / w and delta = e^-d, rounded up to whole columns and rows.
+  const double w = std::ceil(std::numbers::e / eps);
+  const double d = std::max(1.0, std::ceil(std::log(1.0 / delta)));
+  if (d > kMaxProbes)
+    Invalid("delta = " + std::to_string(delta) + " needs " + std::to_string(static_cast<int>(d)) +
+            " rows: expected delta >= e^-32 (at most 32 rows)");
+  if (w > static_cast<double>(kMaxCountMinWidth))
+    Invalid("eps = " + std::to_string(eps) + " needs more than 2^32 columns: expected eps >= e / 2^32");
+  return CountMinSketch(static_cast<uint64_t>(w), static_cast<uint32_t>(d), hash, seed);
+}
+
+void CountMinSketch::AddHash(uint64_t hash, uint64_t count) {
+  const uint64_t step = kernels::ClassicStep(hash);
+  uint64_t g = hash;
+  for (uint32_t row = 0; row < depth_; ++row, g += step) counts_[row * width_ + kernels::ClassicIndex(g, width_)] += count;
+  total_ += count;
+}
+
+uint64_t CountMinSketch::EstimateHash(uint64_t hash) const {
+  const uint64_t step = kernels::ClassicStep(hash);
+  uint64_t g = hash;
+  uint64_t mn = std::numeric_limits<uint64_t>::max();
+  for (uint32_t row = 0; row < depth_; ++row, g += step)
+    mn = std::min(mn, counts_[row * width_ + kernels::ClassicIndex(g, width_)]);
+  return mn;
+}
+
+double CountMinSketch::epsilon() const { return CountMinEpsilon(width_); }
+double CountMinSketch::delta() const { return CountMinDelta(depth_); }
+
+// ---- BitwiseFilter ---------------------------------------------------------------------------------
+
+namespace {
+std::vector<BitwiseFilter::Level> Repeat(uint32_t levels, const BitwiseFilter::Level& each) {
+  CheckRange("levels", levels, 1, kMaxProbes);
+  return std::vector<BitwiseFilter::Level>(levels, each);
+}
+// Count weights past 2^64 cannot be represented.
+constexpr uint32_t kCountBits = 64;
+}  // namespace
+
+BitwiseFilter::BitwiseFilter(uint32_t levels, const Level& each, HashKind hash, uint64_t seed)
+    : BitwiseFilter(std::span<const Level>(Repeat(levels, each)), hash, seed) {}
+
+BitwiseFilter::BitwiseFilter(std::span<const Level> levels, HashKind hash, uint64_t seed) : hasher_{hash, seed} {
+  CheckRange("levels", levels.size(), 1, kMaxProbes);
+  levels_.reserve(levels.size());
+  for (size_t i = 0; i < levels.size(); ++i) {
+    try {
+      levels_.emplace_back(levels[i].cells, levels[i].k, levels[i].width, hash, seed);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      Invalid("bitwise level " + std::to_string(i) + ": " + what.substr(what.find(' ') + 1));
+    }
+  }
+}
+
+void BitwiseFilter::InsertHash(uint64_t hash) {
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    CountingFilter& level = levels_[i];
+    const Probes p = ProbeCells(DeriveHash(hash, static_cast<uint32_t>(i)), level.k(), level.cells());
+    if (level.Min(p) < level.max_count()) {
+      for (uint32_t j = 0; j < p.count; ++j) level.Bump(p.cell[j]);
+      return;
+    }
+    if (i + 1 == levels_.size()) {
+      ++saturations_;  // the top digit is full: the count saturates
+      return;
+    }
+    // The digit is full (every counter of x at max): reset it and carry.
+    for (uint32_t j = 0; j < p.count; ++j) level.counters_.Set(p.cell[j], 0);
+  }
+}
+
+uint64_t BitwiseFilter::CountHash(uint64_t hash) const {
+  uint64_t count = 0;
+  uint32_t shift = 0;  // w_0 + ... + w_{i-1}
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    const CountingFilter& level = levels_[i];
+    const uint64_t digit = level.Min(ProbeCells(DeriveHash(hash, static_cast<uint32_t>(i)), level.k(), level.cells()));
+    if (digit != 0) {
+      if (shift >= kCountBits || (digit << shift >> shift) != digit) return std::numeric_limits<uint64_t>::max();
+      const uint64_t add = digit << shift;
+      if (count > std::numeric_limits<uint64_t>::max() - add) return std::numeric_limits<uint64_t>::max();
+      count += add;
+    }
+    shift += level.width();
+  }
+  return count;
+}
+
+uint64_t BitwiseFilter::MaxCount() const {
+  uint32_t bits = 0;
+  for (const CountingFilter& level : levels_) bits += level.width();
+  return bits >= kCountBits ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
+}
+
+}  // namespace blockbloom::garden
