@@ -26,50 +26,60 @@ void CheckShape(Layout layout, uint64_t num_blocks, uint32_t k) {
 // 2^-32: the chance two uniform 32-bit probe words are equal.
 constexpr double kTwoPowMinus32 = 1.0 / 4294967296.0;
 
-// P(the query's k probes, uniform over B bits, hit exactly j distinct bits), j = 0..k:
-// S(k, j) * B (B-1) ... (B-j+1) / B^k.
-std::vector<double> DistinctProbeDistribution(uint32_t k, uint32_t B) {
-  // Recurrence over probes: after p probes with j distinct, the next is new
-  // with probability (B - j)/B.
-  std::vector<double> p(k + 1, 0.0);
-  p[0] = 1.0;
-  for (uint32_t probe = 0; probe < k; ++probe) {
-    std::vector<double> q(k + 1, 0.0);
-    for (uint32_t j = 0; j <= probe; ++j) {
-      if (p[j] == 0.0) continue;
-      q[j] += p[j] * static_cast<double>(j) / B;
-      q[j + 1] += p[j] * static_cast<double>(B - j) / B;
+// The "k bits anywhere in B" block rate, from what the kernel does: each of
+// the i keys in the block throws k uniform probes (t = i k throws, coincidences
+// allowed), and the query's k probes cover j distinct bits with probability
+//   d_j = S(k, j) B (B-1) ... (B-j+1) / B^k   (Stirling numbers of the 2nd kind).
+// j given bits are all set after t throws with probability (inclusion-exclusion)
+//   A_j(t) = sum_l (-1)^l C(j, l) (1 - l/B)^t,
+// so f_block(i) = sum_j d_j A_j(ik) = sum_l c_l (1 - l/B)^(ik) with
+//   c_l = (-1)^l sum_{j >= l} d_j C(j, l),
+// k + 1 powers per load instead of k^2. The alternating sum cancels: its
+// absolute error is ~1e-16 * max|c_l| <= 1e-16 * C(16, 8) ~ 1e-12, far below
+// any rate a filter is sized for.
+class AnywhereBlock {
+ public:
+  AnywhereBlock(uint32_t k, uint32_t block_bits) : k_(k), B_(block_bits), c_(k + 1, 0.0), log_r_(k + 1, 0.0) {
+    // d_j by a recurrence over probes: after p probes with j distinct bits, the
+    // next is new with probability (B - j)/B.
+    std::vector<double> d(k + 1, 0.0);
+    d[0] = 1.0;
+    for (uint32_t probe = 0; probe < k; ++probe) {
+      for (uint32_t j = probe + 1; j > 0; --j) {
+        d[j] = d[j] * static_cast<double>(j) / B_ + d[j - 1] * static_cast<double>(B_ - (j - 1)) / B_;
+      }
+      d[0] = 0.0;
     }
-    p.swap(q);
+    for (uint32_t l = 0; l <= k; ++l) {
+      double sum = 0.0;
+      double binom = 1.0;  // C(j, l), starting at j = l
+      for (uint32_t j = l; j <= k; ++j) {
+        sum += d[j] * binom;
+        binom = binom * (j + 1) / (j + 1 - l);
+      }
+      c_[l] = (l % 2 == 0) ? sum : -sum;
+      log_r_[l] = std::log1p(-static_cast<double>(l) / B_);
+    }
   }
-  return p;
-}
 
-// P(j given bits are all set after t uniform throws into B bits) =
-// sum_l (-1)^l C(j, l) (1 - l/B)^t.
-double AllSetProbability(uint32_t j, uint32_t B, double t) {
-  double sum = 0.0, binom = 1.0;
-  for (uint32_t l = 0; l <= j; ++l) {
-    const double term = binom * std::exp(t * std::log1p(-static_cast<double>(l) / B));
-    sum += (l % 2 == 0) ? term : -term;
-    binom = binom * (j - l) / (l + 1);
+  double operator()(uint64_t i) const {
+    if (i == 0) return 0.0;
+    const double t = static_cast<double>(i) * k_;
+    double f = 0.0;
+    for (uint32_t l = 0; l <= k_; ++l) f += c_[l] * std::exp(t * log_r_[l]);
+    // Where cancellation leaves nothing meaningful (f below ~1e-12), fall back
+    // on the textbook form (1 - (1 - 1/B)^t)^k: it omits the query's own
+    // coincidences (a few percent) and is never negative.
+    if (!(f > kCancellationFloor)) f = std::pow(-std::expm1(t * log_r_[1]), k_);
+    return std::min(f, 1.0);
   }
-  return std::clamp(sum, 0.0, 1.0);
-}
 
-double AnywhereBlockFpr(uint32_t k, uint32_t B, uint64_t i) {
-  if (i == 0) return 0.0;
-  const std::vector<double> distinct = DistinctProbeDistribution(k, B);
-  const double t = static_cast<double>(i) * k;
-  double f = 0.0;
-  for (uint32_t j = 1; j <= k; ++j) {
-    if (distinct[j] > 0.0) f += distinct[j] * AllSetProbability(j, B, t);
-  }
-  // Where cancellation leaves nothing meaningful, fall back on the textbook
-  // form, which is within a few percent and never negative.
-  if (!(f > 0.0)) f = std::pow(-std::expm1(t * std::log1p(-1.0 / B)), k);
-  return f;
-}
+ private:
+  // Below this the alternating sum is dominated by rounding (see above).
+  static constexpr double kCancellationFloor = 1e-11;
+  uint32_t k_, B_;
+  std::vector<double> c_, log_r_;
+};
 
 // One bit per zone of `zone_bits`, `zones` zones: (1 - (1 - 1/zone_bits)^i)^zones.
 double ZonedBlockFpr(uint32_t zones, uint32_t zone_bits, uint64_t i) {
@@ -77,16 +87,45 @@ double ZonedBlockFpr(uint32_t zones, uint32_t zone_bits, uint64_t i) {
   return std::pow(set, zones);
 }
 
-double BlockFprNoWidth(Layout layout, uint32_t k, uint64_t i) {
-  switch (layout) {
-    case Layout::kBlocked512: return AnywhereBlockFpr(k, 512, i);
-    case Layout::kRegister64: return AnywhereBlockFpr(k, 64, i);
-    case Layout::kSplit256: return ZonedBlockFpr(8, 32, i);
-    case Layout::kSectorized512: return ZonedBlockFpr(k, 512 / k, i);
-    case Layout::kClassic: break;
+// f_block(i) of one (layout, k), hash-width term included: the per-block rate
+// the mixture below averages over block loads.
+class BlockModel {
+ public:
+  BlockModel(Layout layout, uint32_t k)
+      : layout_(layout), k_(k),
+        anywhere_(k, layout == Layout::kRegister64 ? kRegisterBits : kLineBits) {}
+
+  double operator()(uint64_t i) const {
+    double f = 0.0;
+    switch (layout_) {
+      case Layout::kBlocked512:
+      case Layout::kRegister64: f = anywhere_(i); break;
+      case Layout::kSplit256: f = ZonedBlockFpr(kSplitZones, kSplitZoneBits, i); break;
+      case Layout::kSectorized512: f = ZonedBlockFpr(k_, kLineBits / k_, i); break;
+      case Layout::kClassic: break;
+    }
+    // Hash width: the probe bits come from the low 32 bits of the hash only, so
+    // an absent key whose low 32 bits equal one of the i keys' collides on
+    // every bit; otherwise it sees the block as above:
+    //   f <- f + (1 - f) (1 - (1 - 2^-32)^i).
+    const double width = -std::expm1(static_cast<double>(i) * std::log1p(-kTwoPowMinus32));
+    return f + (1.0 - f) * width;
   }
-  return 0.0;
-}
+
+ private:
+  static constexpr uint32_t kLineBits = 512;     // blocked512, sectorized512: a 64-byte cache line
+  static constexpr uint32_t kRegisterBits = 64;  // register64: one 64-bit word
+  static constexpr uint32_t kSplitZones = 8;     // split256: Parquet's 8 words ...
+  static constexpr uint32_t kSplitZoneBits = 32;  // ... of 32 bits, one bit each
+  Layout layout_;
+  uint32_t k_;
+  AnywhereBlock anywhere_;  // used by blocked512 and register64 only
+};
+
+// The mixtures stop where a load's probability falls below e^-100 (~4e-44)
+// times the mode's: the tail beyond decays at least geometrically, so what is
+// left out is below 1e-40 of the total weight, and f_block <= 1.
+constexpr double kMixtureLogCutoff = 100.0;
 
 // Sums g(i) * Binomial(i; n, p) over the loads that matter, in log space from
 // the mode outward, normalizing by the summed probability so that the lgamma
@@ -99,7 +138,8 @@ double BinomialMixture(uint64_t n, double p, G&& g) {
   const double sd = std::sqrt(std::max(mean * q, 1e-300));
   const uint64_t mode = std::min<uint64_t>(n, static_cast<uint64_t>(std::floor((nd + 1.0) * p)));
   const double log_ratio = std::log(p) - std::log1p(-p);
-  const double span = 40.0 * sd + 50.0;  // ~exp(-800) beyond: nothing left
+  // A backstop on the walk's length: the cutoff is reached within ~15 sd.
+  const double span = 40.0 * sd + 50.0;
   const double log_mode = std::lgamma(nd + 1.0) - std::lgamma(static_cast<double>(mode) + 1.0) -
                           std::lgamma(nd - static_cast<double>(mode) + 1.0) +
                           static_cast<double>(mode) * std::log(p) + (nd - static_cast<double>(mode)) * std::log1p(-p);
@@ -113,7 +153,7 @@ double BinomialMixture(uint64_t n, double p, G&& g) {
     if (i >= n || static_cast<double>(i - mode) > span) break;
     // P(i+1)/P(i) = (n - i)/(i + 1) * p/q
     lp += std::log((nd - static_cast<double>(i)) / (static_cast<double>(i) + 1.0)) + log_ratio;
-    if (lp < log_mode - 745.0) break;
+    if (lp < log_mode - kMixtureLogCutoff) break;
   }
   // Downward from the mode.
   lp = log_mode;
@@ -121,7 +161,7 @@ double BinomialMixture(uint64_t n, double p, G&& g) {
     // P(i-1)/P(i) = i / (n - i + 1) * q/p
     lp += std::log(static_cast<double>(i) / (nd - static_cast<double>(i) + 1.0)) - log_ratio;
     --i;
-    if (lp < log_mode - 745.0 || static_cast<double>(mode - i) > span) break;
+    if (lp < log_mode - kMixtureLogCutoff || static_cast<double>(mode - i) > span) break;
     const double w = std::exp(lp);
     total += w * g(i);
     weight_sum += w;
@@ -139,9 +179,9 @@ double ClassicOptimalK(double m, double n) { return m / n * std::log(2.0); }
 double ClassicBitsForFpr(double n, double p) { return -n * std::log(p) / (std::log(2.0) * std::log(2.0)); }
 
 double BlockFpr(Layout layout, uint32_t k, uint64_t i) {
-  const double f = BlockFprNoWidth(layout, k, i);
-  const double width = -std::expm1(static_cast<double>(i) * std::log1p(-kTwoPowMinus32));
-  return f + (1.0 - f) * width;
+  if (layout == Layout::kClassic) Invalid("BlockFpr: layout classic has no blocks");
+  CheckShape(layout, 1, k);
+  return BlockModel(layout, k)(i);
 }
 
 double PredictFpr(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
@@ -151,28 +191,35 @@ double PredictFpr(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
     // Probes come from the full 64-bit hash: equal hashes (n 2^-64) are negligible.
     return ClassicFprExact(static_cast<double>(num_blocks), static_cast<double>(n), k);
   }
-  if (num_blocks == 1) return BlockFpr(layout, k, n);
-  // The blocked sum needs BlockFpr(i) for i near n/b: cache it by i in a small
-  // window since the k-dependent tables are rebuilt per call otherwise.
-  const double p = 1.0 / static_cast<double>(num_blocks);
-  if (layout == Layout::kBlocked512 || layout == Layout::kRegister64) {
-    const uint32_t B = layout == Layout::kBlocked512 ? 512 : 64;
-    const std::vector<double> distinct = DistinctProbeDistribution(k, B);
-    auto g = [&](uint64_t i) {
-      double f = 0.0;
-      if (i > 0) {
-        const double t = static_cast<double>(i) * k;
-        for (uint32_t j = 1; j <= k; ++j) {
-          if (distinct[j] > 0.0) f += distinct[j] * AllSetProbability(j, B, t);
-        }
-        if (!(f > 0.0)) f = std::pow(-std::expm1(t * std::log1p(-1.0 / B)), k);
-      }
-      const double width = -std::expm1(static_cast<double>(i) * std::log1p(-kTwoPowMinus32));
-      return f + (1.0 - f) * width;
-    };
-    return BinomialMixture(n, p, g);
+  const BlockModel block(layout, k);
+  if (num_blocks == 1) return block(n);
+  return BinomialMixture(n, 1.0 / static_cast<double>(num_blocks), block);
+}
+
+double TextbookBlockedFpr(uint32_t block_bits, uint32_t k, double bits_per_key) {
+  if (block_bits == 0 || k == 0 || !(bits_per_key > 0.0))
+    Invalid("TextbookBlockedFpr: expected block_bits > 0, k > 0 and bits_per_key > 0");
+  // Poisson(lambda) loads, lambda = B / (m/n) keys per block, summed outward
+  // from the mode in log space like the binomial mixture.
+  const double lambda = block_bits / bits_per_key;
+  const double per_throw = std::log1p(-1.0 / block_bits);
+  const auto mode = static_cast<uint64_t>(std::floor(lambda));
+  const double log_mode = static_cast<double>(mode) * std::log(lambda) - lambda - std::lgamma(static_cast<double>(mode) + 1.0);
+  auto f = [&](uint64_t i) { return std::pow(-std::expm1(static_cast<double>(i * k) * per_throw), k); };
+  double total = 0.0;
+  double lp = log_mode;
+  for (uint64_t i = mode; lp > log_mode - kMixtureLogCutoff; ++i) {
+    total += std::exp(lp) * f(i);
+    lp += std::log(lambda / static_cast<double>(i + 1));
   }
-  return BinomialMixture(n, p, [&](uint64_t i) { return BlockFpr(layout, k, i); });
+  lp = log_mode;
+  for (uint64_t i = mode; i > 0;) {
+    lp += std::log(static_cast<double>(i) / lambda);
+    --i;
+    if (lp < log_mode - kMixtureLogCutoff) break;
+    total += std::exp(lp) * f(i);
+  }
+  return total;
 }
 
 FilterParams SolveForSize(Layout layout, uint64_t num_blocks, uint64_t n) {
@@ -217,9 +264,10 @@ FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr) {
         lo = mid;
       }
     }
-    const uint64_t bits = hi * block_bits;
-    if (!found || bits < best.bits) {
-      best = {layout, hi, k, bits, PredictFpr(layout, hi, k, n)};
+    // Fewest bits first; at equal size the lower rate (the best k there).
+    const FilterParams candidate{layout, hi, k, hi * block_bits, PredictFpr(layout, hi, k, n)};
+    if (!found || candidate.bits < best.bits || (candidate.bits == best.bits && candidate.fpr < best.fpr)) {
+      best = candidate;
       found = true;
     }
   }
@@ -250,6 +298,22 @@ uint64_t Capacity(Layout layout, uint64_t num_blocks, uint32_t k, double fpr) {
     }
   }
   return lo;
+}
+
+FilterParams BestCapacity(Layout layout, uint64_t num_blocks, double fpr) {
+  FilterParams best{layout, num_blocks, 0, num_blocks * LayoutBlockBits(layout), 0.0};
+  uint64_t best_n = 0;
+  for (uint32_t k = LayoutMinK(layout); k <= LayoutMaxK(layout); ++k) {
+    if (!LayoutAcceptsK(layout, k)) continue;
+    const uint64_t n = Capacity(layout, num_blocks, k, fpr);
+    if (n > best_n) {
+      best_n = n;
+      best.k = k;
+      best.fpr = PredictFpr(layout, num_blocks, k, n);
+    }
+  }
+  best.capacity = best_n;
+  return best;
 }
 
 }  // namespace blockbloom
