@@ -82,14 +82,4 @@ uint64_t PackedCounters::CountEqual(uint64_t v) const {
 
 void PackedCounters::Clear() { std::fill(words_.begin(), words_.end(), 0); }
 
-Interval WilsonInterval(uint64_t hits, uint64_t trials, double z) {
-  if (trials == 0) return {0.0, 1.0};
-  const double n = static_cast<double>(trials);
-  const double p = static_cast<double>(hits) / n;
-  const double z2 = z * z;
-  const double center = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
-  return {std::max(0.0, center - half), std::min(1.0, center + half)};
-}
-
 }  // namespace blockbloom::garden

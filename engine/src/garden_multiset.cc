@@ -275,20 +275,22 @@ BitwiseFilter::BitwiseFilter(std::span<const Level> levels, HashKind hash, uint6
 }
 
 void BitwiseFilter::InsertHash(uint64_t hash) {
+  // Find the lowest level whose digit of x is not full; the carry ripples up to it.
+  std::vector<Probes> probes;
+  probes.reserve(levels_.size());
   for (size_t i = 0; i < levels_.size(); ++i) {
-    CountingFilter& level = levels_[i];
-    const Probes p = ProbeCells(DeriveHash(hash, static_cast<uint32_t>(i)), level.k(), level.cells());
-    if (level.Min(p) < level.max_count()) {
-      for (uint32_t j = 0; j < p.count; ++j) level.Bump(p.cell[j]);
+    const CountingFilter& level = levels_[i];
+    probes.push_back(ProbeCells(DeriveHash(hash, static_cast<uint32_t>(i)), level.k(), level.cells()));
+    if (level.Min(probes[i]) < level.max_count()) {
+      // Reset the full digits below (every counter of x there is at max), then add 1 here.
+      for (size_t j = 0; j < i; ++j) {
+        for (uint32_t c = 0; c < probes[j].count; ++c) levels_[j].counters_.Set(probes[j].cell[c], 0);
+      }
+      for (uint32_t c = 0; c < probes[i].count; ++c) levels_[i].Bump(probes[i].cell[c]);
       return;
     }
-    if (i + 1 == levels_.size()) {
-      ++saturations_;  // the top digit is full: the count saturates
-      return;
-    }
-    // The digit is full (every counter of x at max): reset it and carry.
-    for (uint32_t j = 0; j < p.count; ++j) level.counters_.Set(p.cell[j], 0);
   }
+  ++saturations_;  // every digit is full: the count stays at its maximum
 }
 
 uint64_t BitwiseFilter::CountHash(uint64_t hash) const {

@@ -8,7 +8,7 @@
 //                      SpectralFilter (MS / MI / RM), CountMinSketch, BitwiseFilter
 //   garden/aging.h     StableFilter (Deng & Rafiei), A2Filter (active-active buffering)
 //   garden/scalable.h  ScalableFilter (Almeida et al.: a chain of blockbloom::Filter)
-//   garden/common.h    key hashing, probe cells, packed counters, Wilson interval
+//   garden/common.h    key hashing, probe cells, packed counters, a seeded PRNG
 //
 //   blockbloom::garden::CountingFilter cbf(/*cells=*/1 << 20, /*k=*/7);
 //   cbf.Insert(42);  cbf.Insert(std::string_view("url"));

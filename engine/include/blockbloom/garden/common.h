@@ -1,6 +1,5 @@
 // Shared parts of the garden (engine/include/blockbloom/garden.h): the key
-// hasher, the k probe cells of a key, packed w-bit counters, a seeded PRNG,
-// and a Wilson score interval used to compare measured rates with formulas.
+// hasher, the k probe cells of a key, packed w-bit counters and a seeded PRNG.
 //
 // Every garden variant is plain C++ (no SIMD): it hashes a key once with
 // blockbloom::HashU64 / HashBytes (XXH3 or XXH64 with the variant's seed), and
@@ -117,17 +116,6 @@ class PackedCounters {
   uint64_t mask_;
   std::vector<uint64_t> words_;
 };
-
-// Wilson score interval for a binomial proportion: `hits` successes in
-// `trials`, z standard deviations (z = 3.89 is two-sided 99.99%). The interval
-// [lo, hi] contains the true rate p with the stated confidence when hits ~
-// Binomial(trials, p): solve |hits/trials - p| = z sqrt(p (1 - p) / trials)
-// for p (Wilson 1927); unlike the normal approximation it stays inside [0, 1]
-// and is usable at hits = 0.
-struct Interval {
-  double lo, hi;
-};
-Interval WilsonInterval(uint64_t hits, uint64_t trials, double z);
 
 }  // namespace blockbloom::garden
 

@@ -229,13 +229,14 @@ double CountMinDelta(uint32_t depth);
 // Insert adds 1 with carries, like a ripple-carry counter: at level i, if
 // c_i(x) < 2^w_i - 1, increment x's level-i counters and stop; otherwise the
 // digit is full: reset it (subtract 2^w_i - 1 from x's level-i counters, i.e.
-// remove x from level i) and carry into level i + 1. A carry out of the top
-// level saturates (the top digit stays full; saturations() counts it), so the
-// largest exact count is 2^(sum w_i) - 1.
-// Counts are exact while x's counters are not shared with other keys; sharing
-// (the Bloom error of each level) over-counts a digit, and a carry then
-// subtracts counts other keys had on those counters, so a shared-counter count
-// can be off in either direction. Insert only (no Remove).
+// remove x from level i) and carry into level i + 1. If every digit is full,
+// nothing changes: the count saturates at 2^(sum w_i) - 1 (saturations()
+// counts the lost inserts).
+// Counts are exact while no cell of x (at any level) is shared with another
+// key. A shared cell holds the sum of both keys' digits and saturates early,
+// which inflates a digit; a carry then resets the cell and takes the other
+// key's digit with it, so with shared cells a count can be off in either
+// direction. Insert only (no Remove).
 class BitwiseFilter {
  public:
   struct Level {
