@@ -1,0 +1,159 @@
+// The blockbloom filter file: a durable, portable, memory-mappable format.
+//
+//   blockbloom::SaveFilter(filter, "urls.bbf");          // atomic: temp file, fsync, rename
+//   blockbloom::Filter f = blockbloom::LoadFilter("urls.bbf");  // validates everything
+//   blockbloom::FilterView v = blockbloom::FilterView::Open("urls.bbf");  // mmap, no copy
+//   bool maybe = v.MayContain("https://example.com/");
+//
+// Layout of a file, version 1 (all integers little-endian):
+//
+//   offset size  field
+//        0    8  magic "BBLOOMF1" (kFormatMagic)
+//        8    4  format version (kFormatVersion = 1)
+//       12    1  layout (blockbloom::Layout value: 0 blocked512 .. 4 classic)
+//       13    1  hash (blockbloom::HashKind value: 0 xxh3, 1 xxh64)
+//       14    2  reserved, 0
+//       16    4  k, bits per key
+//       20    4  reserved, 0
+//       24    8  number of blocks (classic: bits m)
+//       32    8  hash seed
+//       40    8  number of keys inserted
+//       48    8  payload bytes (= kernels::PayloadBytes(layout, blocks), a multiple of 64)
+//       56    8  checksum: XXH3-64 (seed 0) of bytes [0, 56) followed by the payload
+//       64    .  payload: Filter::data(), exactly `payload bytes` long; nothing after it
+//
+// The 64-byte header puts the payload on a 64-byte (cache-line) boundary of the
+// file, so a page-aligned mapping of the file serves the kernels directly
+// (FilterView). The payload holds the filter's words in little-endian order,
+// which is the in-memory order on every target blockbloom supports (x86-64,
+// AArch64): a file saved on one target answers identically on any other.
+//
+// Any change to the layout above, or to the bit layout of any filter
+// (kernels/layout.h), needs a new kFormatVersion and regenerated golden files
+// (tests/golden/, see tests/format_test.cc).
+#ifndef BLOCKBLOOM_FORMAT_H_
+#define BLOCKBLOOM_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/layout.h"
+
+namespace blockbloom {
+
+inline constexpr char kFormatMagic[8] = {'B', 'B', 'L', 'O', 'O', 'M', 'F', '1'};
+inline constexpr uint32_t kFormatVersion = 1;
+// Header size: the payload starts here, on a cache-line boundary.
+inline constexpr size_t kFormatHeaderBytes = 64;
+
+// A file (or buffer) that is not a valid filter: what is wrong and where.
+// what() reads "blockbloom: NAME: byte OFFSET: PROBLEM: expected WHAT".
+class FormatError : public std::runtime_error {
+ public:
+  FormatError(const std::string& name, uint64_t offset, const std::string& problem);
+  // Byte offset in the file of the first byte found wrong (for a truncated
+  // file: its size, where the missing bytes would start).
+  uint64_t offset() const { return offset_; }
+
+ private:
+  uint64_t offset_;
+};
+
+// Everything the header says about a filter.
+struct FilterHeader {
+  Layout layout;
+  HashKind hash;
+  uint32_t k;
+  uint64_t num_blocks;  // classic: bits
+  uint64_t seed;
+  uint64_t inserted;
+  uint64_t payload_bytes;
+};
+
+// ---- Whole files ------------------------------------------------------------
+// Writes `filter` to `path` atomically: the bytes go to a temporary file in the
+// same directory, which is fsynced and renamed over `path` (then the directory
+// is fsynced). A crash or error never leaves a partial file under `path`.
+// Throws std::runtime_error naming the path and the failing step.
+void SaveFilter(const Filter& filter, const std::string& path);
+
+// Reads and validates the whole file (size, magic, version, layout, hash, k,
+// blocks, payload size, checksum, zero padding) before building the filter.
+// Throws FormatError for a bad file, std::runtime_error if it cannot be read.
+Filter LoadFilter(const std::string& path);
+// As above, then moves the new filter into `*into`; on any error `*into` is
+// left exactly as it was.
+void LoadFilter(const std::string& path, Filter* into);
+
+// ---- Buffers (the same format in memory) ---------------------------------------
+std::vector<uint8_t> SerializeFilter(const Filter& filter);
+// `name` only labels error messages.
+Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
+// Validates `bytes` as a whole file (everything DeserializeFilter checks) and
+// returns its header, without copying the payload.
+FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
+
+// Writes `parts` one after another to `path` with the same atomic protocol as
+// SaveFilter (temporary file, fsync, rename). For other outputs of the CLI.
+void WriteFileAtomic(const std::string& path, std::span<const std::span<const uint8_t>> parts);
+
+// ---- Read-only view ------------------------------------------------------------
+// A filter file mapped read-only and queried in place (no copy, no heap
+// payload): open cost is one validation pass over the file (the checksum), and
+// pages are shared with every other process mapping the same file. Answers are
+// those of the Filter the file was saved from, through the same kernels.
+// Move-only; const members are safe from any number of threads.
+class FilterView {
+ public:
+  // Maps and validates `path` (as LoadFilter). Throws FormatError / std::runtime_error.
+  static FilterView Open(const std::string& path);
+
+  FilterView(FilterView&& other) noexcept;
+  FilterView& operator=(FilterView&& other) noexcept;
+  FilterView(const FilterView&) = delete;
+  FilterView& operator=(const FilterView&) = delete;
+  ~FilterView();
+
+  bool MayContain(uint64_t key) const;
+  bool MayContain(std::string_view key) const;
+  bool MayContainHash(uint64_t hash) const;
+  // out[i] = 1 if keys[i] may be present, else 0; returns the count of 1s.
+  // Throws std::invalid_argument if out.size() < keys.size().
+  size_t MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const;
+  size_t MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const;
+  size_t MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const;
+
+  const FilterHeader& header() const { return header_; }
+  Layout layout() const { return header_.layout; }
+  uint32_t k() const { return header_.k; }
+  uint64_t num_blocks() const { return header_.num_blocks; }
+  HashKind hash_kind() const { return header_.hash; }
+  uint64_t seed() const { return header_.seed; }
+  uint64_t inserted() const { return header_.inserted; }
+  uint64_t byte_size() const { return header_.payload_bytes; }
+  uint64_t bit_count() const;
+  uint64_t PopCount() const;
+  // The mapped payload: byte_size() bytes, 64-byte aligned, read-only.
+  const uint8_t* data() const { return payload_; }
+  // A heap copy as an ordinary, mutable Filter.
+  Filter ToFilter() const;
+
+ private:
+  FilterView() = default;
+  void Unmap();
+
+  void* map_ = nullptr;
+  size_t map_len_ = 0;
+  const uint8_t* payload_ = nullptr;
+  FilterHeader header_{};
+};
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_FORMAT_H_

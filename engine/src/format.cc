@@ -1,0 +1,419 @@
+#include "blockbloom/format.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "engine/src/hash.h"
+#include "kernels/kernels.h"
+#include "kernels/layout.h"
+#include "kernels/reference.h"
+
+namespace blockbloom {
+
+// The payload is written as the in-memory words; the format says little-endian.
+static_assert(std::endian::native == std::endian::little,
+              "blockbloom's file format stores the payload's words little-endian as in memory");
+
+namespace {
+
+// Header field offsets (see the table in format.h).
+constexpr size_t kOffMagic = 0;
+constexpr size_t kOffVersion = 8;
+constexpr size_t kOffLayout = 12;
+constexpr size_t kOffHash = 13;
+constexpr size_t kOffReserved16 = 14;
+constexpr size_t kOffK = 16;
+constexpr size_t kOffReserved32 = 20;
+constexpr size_t kOffBlocks = 24;
+constexpr size_t kOffSeed = 32;
+constexpr size_t kOffInserted = 40;
+constexpr size_t kOffPayloadBytes = 48;
+constexpr size_t kOffChecksum = 56;
+static_assert(kOffChecksum + 8 == kFormatHeaderBytes);
+static_assert(kFormatHeaderBytes % kernels::kAlign == 0, "the payload must start on a cache line");
+
+// Hashed per chunk on the view's string paths: 8 KiB of hashes stay in L1
+// (the same chunk Filter uses).
+constexpr size_t kHashChunk = 1024;
+
+uint64_t LoadLE(const uint8_t* p, size_t bytes) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+void StoreLE(uint8_t* p, uint64_t v, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// XXH3-64 (seed 0) of header[0, 56) followed by the payload: one streaming
+// pass, so neither is copied.
+uint64_t Checksum(const uint8_t* header, const uint8_t* payload, uint64_t payload_bytes) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, header, kOffChecksum);
+  XXH3_64bits_update(&state, payload, payload_bytes);
+  return XXH3_64bits_digest(&state);
+}
+
+uint64_t MaxBlocks(Layout layout) {
+  return layout == Layout::kClassic ? kernels::kMaxClassicBits : kernels::kMaxBlocks;
+}
+
+uint64_t BitCount(Layout layout, uint64_t num_blocks) {
+  return layout == Layout::kClassic ? num_blocks : num_blocks * LayoutBlockBits(layout);
+}
+
+std::array<uint8_t, kFormatHeaderBytes> EncodeHeader(const Filter& f) {
+  std::array<uint8_t, kFormatHeaderBytes> h{};
+  std::memcpy(h.data() + kOffMagic, kFormatMagic, sizeof kFormatMagic);
+  StoreLE(h.data() + kOffVersion, kFormatVersion, 4);
+  h[kOffLayout] = static_cast<uint8_t>(f.layout());
+  h[kOffHash] = static_cast<uint8_t>(f.hash_kind());
+  StoreLE(h.data() + kOffK, f.k(), 4);
+  StoreLE(h.data() + kOffBlocks, f.num_blocks(), 8);
+  StoreLE(h.data() + kOffSeed, f.seed(), 8);
+  StoreLE(h.data() + kOffInserted, f.inserted(), 8);
+  StoreLE(h.data() + kOffPayloadBytes, f.byte_size(), 8);
+  StoreLE(h.data() + kOffChecksum, Checksum(h.data(), f.data(), f.byte_size()), 8);
+  return h;
+}
+
+[[noreturn]] void SysFail(const std::string& what, const std::string& path) {
+  throw std::runtime_error("blockbloom: " + path + ": " + what + ": " + std::strerror(errno));
+}
+
+// A whole file mapped read-only (an empty file is an empty span, unmapped).
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) SysFail("cannot open", path);
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      const int e = errno;
+      ::close(fd);
+      errno = e;
+      SysFail("cannot stat", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw std::runtime_error("blockbloom: " + path + ": not a regular file");
+    }
+    len_ = static_cast<size_t>(st.st_size);
+    if (len_ > 0) {
+      map_ = ::mmap(nullptr, len_, PROT_READ, MAP_SHARED, fd, 0);
+      if (map_ == MAP_FAILED) {
+        const int e = errno;
+        ::close(fd);
+        errno = e;
+        map_ = nullptr;
+        SysFail("cannot map", path);
+      }
+    }
+    ::close(fd);  // the mapping keeps the file alive
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (map_ != nullptr) ::munmap(map_, len_);
+  }
+  std::span<const uint8_t> bytes() const { return {static_cast<const uint8_t*>(map_), len_}; }
+  // Hands the mapping over (the caller unmaps it).
+  std::pair<void*, size_t> Release() { return {std::exchange(map_, nullptr), std::exchange(len_, 0)}; }
+
+ private:
+  void* map_ = nullptr;
+  size_t len_ = 0;
+};
+
+kernels::FilterRef Ref(const FilterHeader& h, const uint8_t* payload) {
+  // Queries never write through bits: the const_cast only fits the shared struct.
+  return {const_cast<uint8_t*>(payload), h.num_blocks, h.k, static_cast<kernels::LayoutId>(h.layout)};
+}
+
+void CheckOut(size_t keys, size_t out) {
+  if (out < keys)
+    throw std::invalid_argument("blockbloom: out.size() = " + std::to_string(out) +
+                                " is too small: expected at least keys.size() = " + std::to_string(keys));
+}
+
+}  // namespace
+
+FormatError::FormatError(const std::string& name, uint64_t offset, const std::string& problem)
+    : std::runtime_error("blockbloom: " + name + ": byte " + std::to_string(offset) + ": " + problem),
+      offset_(offset) {}
+
+// ---- Validation -----------------------------------------------------------------
+// Checks run in file order, so the error names the first bad byte; nothing is
+// allocated until every check has passed, and every size is bounded by the
+// file's own length before it is trusted.
+FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_view name) {
+  const std::string nm(name);
+  auto fail = [&](uint64_t offset, const std::string& problem) -> void { throw FormatError(nm, offset, problem); };
+  const uint8_t* p = bytes.data();
+  if (bytes.size() < kFormatHeaderBytes)
+    fail(bytes.size(), "file is truncated: " + std::to_string(bytes.size()) + " bytes: expected at least the " +
+                           std::to_string(kFormatHeaderBytes) + "-byte header");
+  if (std::memcmp(p + kOffMagic, kFormatMagic, sizeof kFormatMagic) != 0)
+    fail(kOffMagic, "magic is " + Hex(LoadLE(p, 8)) + ": expected \"BBLOOMF1\" (not a blockbloom filter file)");
+  const uint64_t version = LoadLE(p + kOffVersion, 4);
+  if (version != kFormatVersion)
+    fail(kOffVersion, "format version " + std::to_string(version) + " is unknown: expected " +
+                          std::to_string(kFormatVersion));
+  const uint8_t layout_byte = p[kOffLayout];
+  const auto layout = static_cast<Layout>(layout_byte);
+  if (layout_byte >= std::size(kAllLayouts))
+    fail(kOffLayout, "layout " + std::to_string(layout_byte) + " is unknown: expected 0.." +
+                         std::to_string(std::size(kAllLayouts) - 1));
+  const uint8_t hash_byte = p[kOffHash];
+  if (hash_byte > static_cast<uint8_t>(HashKind::kXxh64))
+    fail(kOffHash, "hash " + std::to_string(hash_byte) + " is unknown: expected 0 (xxh3) or 1 (xxh64)");
+  if (LoadLE(p + kOffReserved16, 2) != 0) fail(kOffReserved16, "reserved bytes are not 0: expected 0");
+  const uint64_t k = LoadLE(p + kOffK, 4);
+  if (!LayoutAcceptsK(layout, static_cast<uint32_t>(k)))
+    fail(kOffK, "k = " + std::to_string(k) + " is out of range for layout " + std::string(LayoutName(layout)) +
+                    ": expected " + std::to_string(LayoutMinK(layout)) + ".." + std::to_string(LayoutMaxK(layout)) +
+                    (layout == Layout::kSectorized512 ? " and a power of two" : ""));
+  if (LoadLE(p + kOffReserved32, 4) != 0) fail(kOffReserved32, "reserved bytes are not 0: expected 0");
+  const uint64_t blocks = LoadLE(p + kOffBlocks, 8);
+  if (blocks == 0 || blocks > MaxBlocks(layout))
+    fail(kOffBlocks, "number of " + std::string(layout == Layout::kClassic ? "bits" : "blocks") + " = " +
+                         std::to_string(blocks) + " is out of range for layout " + std::string(LayoutName(layout)) +
+                         ": expected 1.." + std::to_string(MaxBlocks(layout)));
+  const uint64_t payload = LoadLE(p + kOffPayloadBytes, 8);
+  const uint64_t want_payload = kernels::PayloadBytes(static_cast<kernels::LayoutId>(layout), blocks);
+  if (payload != want_payload)
+    fail(kOffPayloadBytes, "payload size " + std::to_string(payload) + " disagrees with layout " +
+                               std::string(LayoutName(layout)) + " and " + std::to_string(blocks) +
+                               (layout == Layout::kClassic ? " bits" : " blocks") + ": expected " +
+                               std::to_string(want_payload));
+  const uint64_t end = kFormatHeaderBytes + payload;
+  if (bytes.size() < end)
+    fail(bytes.size(), "file is truncated: " + std::to_string(bytes.size()) + " bytes: expected " +
+                           std::to_string(end) + " (64-byte header + " + std::to_string(payload) + "-byte payload)");
+  if (bytes.size() > end)
+    fail(end, std::to_string(bytes.size() - end) + " unexpected bytes after the payload: expected the file to end at byte " +
+                  std::to_string(end));
+  const uint64_t stored = LoadLE(p + kOffChecksum, 8);
+  const uint64_t actual = Checksum(p, p + kFormatHeaderBytes, payload);
+  if (stored != actual)
+    fail(kOffChecksum, "checksum mismatch: the file says " + Hex(stored) + ", header and payload hash to " +
+                           Hex(actual) + ": expected them equal (the file is corrupt)");
+  // A Filter promises zero bits past bit_count(); a file with a valid checksum
+  // may still break that if it was crafted.
+  const uint64_t bits = BitCount(layout, blocks);
+  const uint8_t* pay = p + kFormatHeaderBytes;
+  if (bits % 8 != 0 && (pay[bits / 8] >> (bits % 8)) != 0)
+    fail(kFormatHeaderBytes + bits / 8, "bits past the filter's " + std::to_string(bits) + " bits are set: expected 0");
+  for (uint64_t i = (bits + 7) / 8; i < payload; ++i)
+    if (pay[i] != 0) fail(kFormatHeaderBytes + i, "padding past the filter's " + std::to_string(bits) + " bits is not 0: expected 0");
+  return FilterHeader{layout, static_cast<HashKind>(hash_byte), static_cast<uint32_t>(k), blocks,
+                      LoadLE(p + kOffSeed, 8), LoadLE(p + kOffInserted, 8), payload};
+}
+
+// ---- Buffers -----------------------------------------------------------------------
+
+std::vector<uint8_t> SerializeFilter(const Filter& filter) {
+  const auto header = EncodeHeader(filter);
+  std::vector<uint8_t> out(kFormatHeaderBytes + filter.byte_size());
+  std::memcpy(out.data(), header.data(), kFormatHeaderBytes);
+  std::memcpy(out.data() + kFormatHeaderBytes, filter.data(), filter.byte_size());
+  return out;
+}
+
+Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name) {
+  const FilterHeader h = ValidateFilterBytes(bytes, name);
+  Filter f(h.layout, h.num_blocks, h.k, h.hash, h.seed);
+  std::memcpy(f.mutable_data(), bytes.data() + kFormatHeaderBytes, h.payload_bytes);
+  f.set_inserted(h.inserted);
+  return f;
+}
+
+// ---- Files ----------------------------------------------------------------------------
+
+void WriteFileAtomic(const std::string& path, std::span<const std::span<const uint8_t>> parts) {
+  // The temporary file lives beside the target so that rename() stays within
+  // one file system and is atomic.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) SysFail("cannot create a temporary file beside it", path);
+  auto fail = [&](const std::string& what) {
+    const int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = e;
+    SysFail(what, path);
+  };
+  // mkstemp creates 0600; filters are meant to be shared.
+  if (::fchmod(fd, 0644) != 0) fail("cannot set permissions of the temporary file");
+  for (std::span<const uint8_t> part : parts) {
+    const uint8_t* q = part.data();
+    size_t left = part.size();
+    while (left > 0) {
+      const ssize_t w = ::write(fd, q, left);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail("cannot write the temporary file");
+      }
+      q += w;
+      left -= static_cast<size_t>(w);
+    }
+  }
+  if (::fsync(fd) != 0) fail("cannot fsync the temporary file");
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    errno = e;
+    SysFail("cannot close the temporary file", path);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    errno = e;
+    SysFail("cannot rename the temporary file over it", path);
+  }
+  // Make the rename itself durable.
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);  // best effort: some file systems refuse fsync on directories
+    ::close(dfd);
+  }
+}
+
+void SaveFilter(const Filter& filter, const std::string& path) {
+  const auto header = EncodeHeader(filter);
+  const std::span<const uint8_t> parts[] = {{header.data(), header.size()}, {filter.data(), filter.byte_size()}};
+  WriteFileAtomic(path, parts);
+}
+
+Filter LoadFilter(const std::string& path) {
+  const MappedFile file(path);
+  return DeserializeFilter(file.bytes(), path);
+}
+
+void LoadFilter(const std::string& path, Filter* into) {
+  Filter loaded = LoadFilter(path);
+  *into = std::move(loaded);  // noexcept: nothing can fail after validation
+}
+
+// ---- FilterView ---------------------------------------------------------------------
+
+FilterView FilterView::Open(const std::string& path) {
+  MappedFile file(path);
+  FilterView v;
+  v.header_ = ValidateFilterBytes(file.bytes(), path);
+  // mmap returns a page-aligned address; the payload sits at 64 bytes past it.
+  v.payload_ = file.bytes().data() + kFormatHeaderBytes;
+  std::tie(v.map_, v.map_len_) = file.Release();
+  return v;
+}
+
+FilterView::FilterView(FilterView&& o) noexcept
+    : map_(std::exchange(o.map_, nullptr)), map_len_(std::exchange(o.map_len_, 0)),
+      payload_(std::exchange(o.payload_, nullptr)), header_(o.header_) {}
+
+FilterView& FilterView::operator=(FilterView&& o) noexcept {
+  if (this != &o) {
+    Unmap();
+    map_ = std::exchange(o.map_, nullptr);
+    map_len_ = std::exchange(o.map_len_, 0);
+    payload_ = std::exchange(o.payload_, nullptr);
+    header_ = o.header_;
+  }
+  return *this;
+}
+
+FilterView::~FilterView() { Unmap(); }
+
+void FilterView::Unmap() {
+  if (map_ != nullptr) ::munmap(map_, map_len_);
+  map_ = nullptr;
+}
+
+uint64_t FilterView::bit_count() const { return BitCount(header_.layout, header_.num_blocks); }
+
+uint64_t FilterView::PopCount() const {
+  uint64_t count = 0;
+  for (uint64_t i = 0; i < header_.payload_bytes; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, payload_ + i, 8);
+    count += static_cast<uint64_t>(std::popcount(w));
+  }
+  return count;
+}
+
+Filter FilterView::ToFilter() const {
+  Filter f(header_.layout, header_.num_blocks, header_.k, header_.hash, header_.seed);
+  std::memcpy(f.mutable_data(), payload_, header_.payload_bytes);
+  f.set_inserted(header_.inserted);
+  return f;
+}
+
+bool FilterView::MayContainHash(uint64_t hash) const {
+  return kernels::reference::QueryHash(Ref(header_, payload_), hash);
+}
+bool FilterView::MayContain(uint64_t key) const {
+  return MayContainHash(detail::HashU64Inline(key, header_.hash, header_.seed));
+}
+bool FilterView::MayContain(std::string_view key) const {
+  return MayContainHash(detail::HashBytesInline(key.data(), key.size(), header_.hash, header_.seed));
+}
+
+size_t FilterView::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
+  CheckOut(hashes.size(), out.size());
+  return kernels::Active().query_hashes(Ref(header_, payload_), hashes.data(), hashes.size(), out.data());
+}
+
+size_t FilterView::MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const {
+  CheckOut(keys.size(), out.size());
+  const kernels::Ops& ops = kernels::Active();
+  const kernels::FilterRef ref = Ref(header_, payload_);
+  if (header_.hash == HashKind::kXxh3) return ops.query_keys(ref, keys.data(), keys.size(), header_.seed, out.data());
+  alignas(64) uint64_t buf[kHashChunk];
+  size_t hits = 0;
+  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
+    const size_t len = std::min(kHashChunk, keys.size() - start);
+    for (size_t i = 0; i < len; ++i) buf[i] = detail::HashU64Inline(keys[start + i], header_.hash, header_.seed);
+    hits += ops.query_hashes(ref, buf, len, out.data() + start);
+  }
+  return hits;
+}
+
+size_t FilterView::MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const {
+  CheckOut(keys.size(), out.size());
+  const kernels::Ops& ops = kernels::Active();
+  const kernels::FilterRef ref = Ref(header_, payload_);
+  alignas(64) uint64_t buf[kHashChunk];
+  size_t hits = 0;
+  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
+    const size_t len = std::min(kHashChunk, keys.size() - start);
+    for (size_t i = 0; i < len; ++i) {
+      const std::string_view key = keys[start + i];
+      buf[i] = detail::HashBytesInline(key.data(), key.size(), header_.hash, header_.seed);
+    }
+    hits += ops.query_hashes(ref, buf, len, out.data() + start);
+  }
+  return hits;
+}
+
+}  // namespace blockbloom

@@ -1,0 +1,402 @@
+// The filter file format: round trips on every layout (Filter, file, mmap
+// view, every SIMD target), one test per kind of corruption, atomic save, and
+// the golden files that pin format version 1.
+#include "blockbloom/format.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/layout.h"
+#include "engine/src/hash.h"
+
+namespace blockbloom {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "bbfmt.XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::vector<uint8_t> ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void WriteAll(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A k every layout accepts in its middle of the range.
+uint32_t SomeK(Layout layout) {
+  switch (layout) {
+    case Layout::kBlocked512: return 7;
+    case Layout::kSplit256: return 8;
+    case Layout::kSectorized512: return 4;
+    case Layout::kRegister64: return 5;
+    case Layout::kClassic: return 6;
+  }
+  return 1;
+}
+
+// Odd block counts leave padding after the last block for split256 and
+// register64, and a partial last byte for classic.
+Filter MakeFilter(Layout layout, uint64_t blocks, HashKind hash, uint64_t seed, uint64_t keys) {
+  Filter f(layout, blocks, SomeK(layout), hash, seed);
+  std::vector<uint64_t> ks(keys);
+  for (uint64_t i = 0; i < keys; ++i) ks[i] = i * 0x9E3779B97F4A7C15ULL + 1;
+  f.InsertBatch(ks);
+  f.Insert(std::string_view("a string key"));
+  return f;
+}
+
+uint64_t SomeBlocks(Layout layout) { return layout == Layout::kClassic ? 10'001 : 77; }
+
+void ExpectSameAnswers(const Filter& f, const FilterView& v) {
+  std::vector<uint64_t> probes(5000);
+  for (size_t i = 0; i < probes.size(); ++i) probes[i] = (i % 2 == 0) ? (i / 2) * 0x9E3779B97F4A7C15ULL + 1 : i * 31 + 7;
+  std::vector<uint8_t> want(probes.size()), got(probes.size());
+  const size_t want_hits = f.MayContainBatch(probes, want);
+  EXPECT_EQ(v.MayContainBatch(probes, got), want_hits);
+  EXPECT_EQ(got, want);
+  for (size_t i = 0; i < 200; ++i) EXPECT_EQ(v.MayContain(probes[i]), f.MayContain(probes[i])) << i;
+  std::vector<std::string> strs;
+  for (int i = 0; i < 300; ++i) strs.push_back(std::to_string(i) + "s");
+  strs.push_back("a string key");
+  std::vector<std::string_view> views(strs.begin(), strs.end());
+  std::vector<uint8_t> want_s(views.size()), got_s(views.size());
+  EXPECT_EQ(v.MayContainBatch(views, got_s), f.MayContainBatch(views, want_s));
+  EXPECT_EQ(got_s, want_s);
+  EXPECT_TRUE(v.MayContain(std::string_view("a string key")));
+}
+
+// ---- Round trips ------------------------------------------------------------
+
+class RoundTrip : public ::testing::TestWithParam<std::tuple<Layout, HashKind>> {};
+
+TEST_P(RoundTrip, SaveLoadAndViewAnswerAsTheOriginal) {
+  const auto [layout, hash] = GetParam();
+  TempDir dir;
+  const Filter f = MakeFilter(layout, SomeBlocks(layout), hash, 0xfeedULL, 3000);
+  const std::string path = dir / "f.bbf";
+  SaveFilter(f, path);
+  EXPECT_EQ(fs::file_size(path), kFormatHeaderBytes + f.byte_size());
+
+  const Filter g = LoadFilter(path);
+  EXPECT_TRUE(g == f);
+  EXPECT_EQ(g.inserted(), f.inserted());
+  EXPECT_EQ(g.seed(), f.seed());
+  EXPECT_EQ(g.hash_kind(), f.hash_kind());
+
+  const FilterView v = FilterView::Open(path);
+  EXPECT_EQ(v.layout(), f.layout());
+  EXPECT_EQ(v.k(), f.k());
+  EXPECT_EQ(v.num_blocks(), f.num_blocks());
+  EXPECT_EQ(v.inserted(), f.inserted());
+  EXPECT_EQ(v.byte_size(), f.byte_size());
+  EXPECT_EQ(v.PopCount(), f.PopCount());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u) << "the mapped payload must be cache-line aligned";
+  EXPECT_EQ(std::memcmp(v.data(), f.data(), f.byte_size()), 0);
+  EXPECT_TRUE(v.ToFilter() == f);
+  ExpectSameAnswers(f, v);
+
+  // The buffer form is the file's bytes.
+  EXPECT_EQ(SerializeFilter(f), ReadAll(path));
+  EXPECT_TRUE(DeserializeFilter(SerializeFilter(f)) == f);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLayouts, RoundTrip,
+                         ::testing::Combine(::testing::ValuesIn(kAllLayouts),
+                                            ::testing::Values(HashKind::kXxh3, HashKind::kXxh64)),
+                         [](const auto& p) {
+                           return std::string(LayoutName(std::get<0>(p.param))) + "_" +
+                                  std::string(HashName(std::get<1>(p.param)));
+                         });
+
+// A file loaded with any SIMD target pinned answers exactly as the filter saved.
+TEST(Format, EveryTargetAnswersAsSaved) {
+  TempDir dir;
+  for (Layout layout : kAllLayouts) {
+    const Filter f = MakeFilter(layout, SomeBlocks(layout), HashKind::kXxh3, 7, 2000);
+    SaveFilter(f, dir / "t.bbf");
+    for (const TargetInfo& t : CompiledTargets()) {
+      if (!t.supported) continue;
+      PinTarget(t.name);
+      SCOPED_TRACE(std::string(LayoutName(layout)) + " on " + std::string(t.name));
+      ExpectSameAnswers(f, FilterView::Open(dir / "t.bbf"));
+    }
+  }
+  PinTarget("auto");
+}
+
+TEST(Format, ViewIsMovable) {
+  TempDir dir;
+  const Filter f = MakeFilter(Layout::kBlocked512, 4, HashKind::kXxh3, 0, 100);
+  SaveFilter(f, dir / "m.bbf");
+  FilterView a = FilterView::Open(dir / "m.bbf");
+  FilterView b = std::move(a);
+  EXPECT_TRUE(b.MayContain(uint64_t{1}));
+  FilterView c = FilterView::Open(dir / "m.bbf");
+  c = std::move(b);
+  EXPECT_TRUE(c.MayContain(uint64_t{1}));
+}
+
+// ---- Atomic save ------------------------------------------------------------------
+
+std::vector<std::string> Listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(Format, SaveReplacesAndLeavesNoTemporaryFiles) {
+  TempDir dir;
+  const Filter a = MakeFilter(Layout::kBlocked512, 8, HashKind::kXxh3, 1, 100);
+  const Filter b = MakeFilter(Layout::kClassic, 1000, HashKind::kXxh64, 2, 100);
+  SaveFilter(a, dir / "f.bbf");
+  SaveFilter(b, dir / "f.bbf");
+  EXPECT_TRUE(LoadFilter(dir / "f.bbf") == b);
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"f.bbf"});
+}
+
+TEST(Format, FailedSaveLeavesNothingBehind) {
+  TempDir dir;
+  const Filter a = MakeFilter(Layout::kBlocked512, 8, HashKind::kXxh3, 1, 100);
+  // The target is a directory: rename() fails after the data was written.
+  fs::create_directory(dir / "taken");
+  EXPECT_THROW(SaveFilter(a, dir / "taken"), std::runtime_error);
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"taken"});
+  // The directory does not exist: nothing can be created.
+  try {
+    SaveFilter(a, dir / "missing/f.bbf");
+    FAIL() << "saving into a missing directory succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing/f.bbf"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"taken"});
+}
+
+// ---- Corruption: one test per kind, each naming the byte --------------------------
+
+// Valid bytes of a small split256 filter with an odd number of blocks (so a
+// 32-byte padding tail follows the last block).
+std::vector<uint8_t> ValidBytes() {
+  return SerializeFilter(MakeFilter(Layout::kSplit256, 3, HashKind::kXxh64, 99, 20));
+}
+
+// Recomputes the checksum, for corruptions that must be caught by something else.
+void Reseal(std::vector<uint8_t>& b) {
+  XXH3_state_t st;
+  XXH3_64bits_reset(&st);
+  XXH3_64bits_update(&st, b.data(), 56);
+  XXH3_64bits_update(&st, b.data() + 64, b.size() - 64);
+  const uint64_t c = XXH3_64bits_digest(&st);
+  for (int i = 0; i < 8; ++i) b[56 + i] = static_cast<uint8_t>(c >> (8 * i));
+}
+
+void Put(std::vector<uint8_t>& b, size_t at, uint64_t v, size_t n) {
+  for (size_t i = 0; i < n; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// Loads `bytes` from a file into a filter that already holds something: the
+// load must fail with FormatError at `offset` mentioning `needle`, and the
+// filter must be untouched.
+void ExpectRejected(const std::vector<uint8_t>& bytes, uint64_t offset, const std::string& needle) {
+  TempDir dir;
+  const std::string path = dir / "bad.bbf";
+  WriteAll(path, bytes);
+  const Filter before = MakeFilter(Layout::kRegister64, 5, HashKind::kXxh3, 3, 50);
+  Filter target = before;
+  try {
+    LoadFilter(path, &target);
+    FAIL() << "a corrupt file was accepted (" << needle << ")";
+  } catch (const FormatError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(e.offset(), offset) << msg;
+    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+    EXPECT_NE(msg.find(path), std::string::npos) << "the message must name the file: " << msg;
+    EXPECT_NE(msg.find("byte " + std::to_string(offset)), std::string::npos) << msg;
+    EXPECT_EQ(msg.rfind("blockbloom: ", 0), 0u) << msg;
+  }
+  EXPECT_TRUE(target == before);
+  EXPECT_EQ(target.inserted(), before.inserted());
+  EXPECT_THROW(FilterView::Open(path), FormatError);
+  EXPECT_THROW(DeserializeFilter(bytes), FormatError);
+}
+
+TEST(Corrupt, EmptyFile) { ExpectRejected({}, 0, "truncated"); }
+
+TEST(Corrupt, TruncatedHeader) {
+  auto b = ValidBytes();
+  b.resize(40);
+  ExpectRejected(b, 40, "truncated");
+}
+
+TEST(Corrupt, TruncatedPayload) {
+  auto b = ValidBytes();
+  b.resize(b.size() - 1);
+  ExpectRejected(b, b.size(), "truncated");
+}
+
+TEST(Corrupt, TrailingBytes) {
+  auto b = ValidBytes();
+  const size_t end = b.size();
+  b.push_back(0);
+  ExpectRejected(b, end, "unexpected bytes after the payload");
+}
+
+TEST(Corrupt, WrongMagic) {
+  auto b = ValidBytes();
+  b[3] ^= 0x20;
+  ExpectRejected(b, 0, "magic");
+}
+
+TEST(Corrupt, UnknownVersion) {
+  auto b = ValidBytes();
+  Put(b, 8, 7, 4);
+  ExpectRejected(b, 8, "format version 7 is unknown: expected 1");
+}
+
+TEST(Corrupt, UnknownLayout) {
+  auto b = ValidBytes();
+  b[12] = 9;
+  ExpectRejected(b, 12, "layout 9 is unknown");
+}
+
+TEST(Corrupt, UnknownHash) {
+  auto b = ValidBytes();
+  b[13] = 2;
+  ExpectRejected(b, 13, "hash 2 is unknown");
+}
+
+TEST(Corrupt, ReservedBytesSet) {
+  auto b = ValidBytes();
+  b[15] = 1;
+  ExpectRejected(b, 14, "reserved");
+  b = ValidBytes();
+  b[22] = 1;
+  ExpectRejected(b, 20, "reserved");
+}
+
+TEST(Corrupt, KOutOfRangeForLayout) {
+  auto b = ValidBytes();
+  Put(b, 16, 7, 4);  // split256 needs k = 8
+  ExpectRejected(b, 16, "k = 7 is out of range for layout split256");
+}
+
+TEST(Corrupt, BlockCountOutOfRange) {
+  auto b = ValidBytes();
+  Put(b, 24, 0, 8);
+  ExpectRejected(b, 24, "number of blocks = 0");
+  Put(b, 24, (uint64_t{1} << 32) + 1, 8);
+  ExpectRejected(b, 24, "number of blocks = 4294967297");
+}
+
+TEST(Corrupt, ParametersDisagreeWithPayloadSize) {
+  auto b = ValidBytes();  // 3 blocks of 32 bytes -> 128 payload bytes
+  Put(b, 24, 5, 8);       // 5 blocks would need 192
+  ExpectRejected(b, 48, "payload size 128 disagrees with layout split256 and 5 blocks: expected 192");
+  b = ValidBytes();
+  Put(b, 48, 64, 8);
+  ExpectRejected(b, 48, "payload size 64");
+}
+
+TEST(Corrupt, PayloadBitFlipFailsChecksum) {
+  auto b = ValidBytes();
+  b[64 + 10] ^= 0x04;
+  ExpectRejected(b, 56, "checksum mismatch");
+}
+
+TEST(Corrupt, HeaderFieldChangeFailsChecksum) {
+  auto b = ValidBytes();
+  b[40] ^= 1;  // keys inserted: covered by the checksum too
+  ExpectRejected(b, 56, "checksum mismatch");
+  b = ValidBytes();
+  b[32] ^= 1;  // seed
+  ExpectRejected(b, 56, "checksum mismatch");
+}
+
+TEST(Corrupt, PaddingBitsSetEvenWithValidChecksum) {
+  auto b = ValidBytes();
+  b[64 + 3 * 32 + 5] = 0x10;  // inside the padding after the 3rd block
+  Reseal(b);
+  ExpectRejected(b, 64 + 3 * 32 + 5, "padding");
+  // classic: 10001 bits end inside byte 1250; its bit 1 is past m.
+  auto c = SerializeFilter(MakeFilter(Layout::kClassic, 10'001, HashKind::kXxh3, 0, 10));
+  c[64 + 1250] |= 0x02;
+  Reseal(c);
+  ExpectRejected(c, 64 + 1250, "bits past the filter's 10001 bits are set");
+}
+
+TEST(Corrupt, MissingFileIsAReadError) {
+  Filter target(Layout::kBlocked512, 2, 3);
+  target.Insert(uint64_t{5});
+  const Filter before = target;
+  try {
+    LoadFilter("/nonexistent/dir/f.bbf", &target);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/f.bbf"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(target == before);
+}
+
+// ---- Golden files ------------------------------------------------------------------
+// tests/golden/v1_<layout>.bbf: a filter of each layout built from fixed keys.
+// A failure means the bytes of a version-1 file changed: either a bug, or an
+// intended format change, which needs kFormatVersion bumped and the files
+// regenerated with BLOCKBLOOM_REGENERATE_GOLDEN=1 ./format_test.
+
+Filter GoldenFilter(Layout layout) {
+  Filter f(layout, layout == Layout::kClassic ? 1001 : 5, SomeK(layout), HashKind::kXxh3, 0x5eed);
+  for (uint64_t i = 0; i < 40; ++i) f.Insert(i);
+  f.Insert(std::string_view("golden"));
+  return f;
+}
+
+TEST(Golden, Version1FilesArePinned) {
+  const bool regenerate = std::getenv("BLOCKBLOOM_REGENERATE_GOLDEN") != nullptr;
+  for (Layout layout : kAllLayouts) {
+    const std::string path =
+        std::string(BLOCKBLOOM_SOURCE_DIR) + "/tests/golden/v1_" + std::string(LayoutName(layout)) + ".bbf";
+    const Filter f = GoldenFilter(layout);
+    if (regenerate) SaveFilter(f, path);
+    ASSERT_TRUE(fs::exists(path)) << "missing golden file " << path;
+    EXPECT_EQ(SerializeFilter(f), ReadAll(path))
+        << "the bytes of a format-version-" << kFormatVersion << " " << LayoutName(layout)
+        << " file changed. If intended, bump kFormatVersion (format.h) and regenerate with "
+           "BLOCKBLOOM_REGENERATE_GOLDEN=1 ./format_test";
+    const Filter g = LoadFilter(path);
+    EXPECT_TRUE(g == f);
+    for (uint64_t i = 0; i < 40; ++i) EXPECT_TRUE(g.MayContain(i));
+    EXPECT_TRUE(g.MayContain(std::string_view("golden")));
+  }
+}
+
+}  // namespace
+}  // namespace blockbloom
