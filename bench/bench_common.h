@@ -1,0 +1,206 @@
+// Shared pieces of the blockbloom benchmark binary: the row plan, key
+// generation, probe pools, the huge-page buffer and the one-slot caches that
+// hold the filled filter of the rows being run.
+//
+// Honest-measurement rules every suite follows (issue 5):
+//  * keys are generated outside the timed region (pools built before the loop;
+//    the filter is filled in the untimed set-up of the first row that needs it);
+//  * probe pools are as large as the filter's key count, up to a cap far past the
+//    last-level cache (kPoolCapU64, kPoolCapUrl), walked in order and never a small
+//    set reused: at DRAM sizes each pass touches millions of distinct lines;
+//  * results go through benchmark::DoNotOptimize; every row reports
+//    items_per_second (keys/s), and query_absent rows the measured false-positive
+//    rate beside the exact model's (blockbloom::PredictFpr).
+#ifndef BLOCKBLOOM_BENCH_BENCH_COMMON_H_
+#define BLOCKBLOOM_BENCH_BENCH_COMMON_H_
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/layout.h"
+
+namespace blockbloom::bench {
+
+// ---- Row plan -------------------------------------------------------------------
+
+enum class KeyType { kU64, kUrl };
+enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, kFloorRead, kFloorRmw, kHash };
+enum class Mode { kBatch, kPerKey };
+
+// A filter size: either a byte budget (the cache-level sizes of the issue: the
+// key count is then bytes * 8 / bpk) or a key count (the speed targets' 1M, 10M,
+// 100M keys: the filter then has keys * bpk bits).
+struct SizeSpec {
+  std::string label;  // "32KiB", "1GiB", "1Mkeys", ...
+  uint64_t bytes = 0;  // 0 when given by keys
+  uint64_t keys = 0;   // 0 when given by bytes
+  uint64_t KeysAt(uint32_t bpk) const { return keys != 0 ? keys : bytes * 8 / bpk; }
+  uint64_t BitsAt(uint32_t bpk) const { return keys != 0 ? keys * bpk : bytes * 8; }
+};
+
+// One benchmark row. Its name, parsed back by tools/report.py, is
+//   op/layout/<bpk>bpk/<size>/<keys>/<mode>/<target>[/real_time][/threads:N]
+// where layout is a filter layout, "libbloom", "floor" or "hash", and target is a
+// Highway target name ("avx2", ...), "reference" (the scalar reference Ops table),
+// "any" (per-key rows: the per-key API does not dispatch) or "c" (libbloom).
+struct RowSpec {
+  Op op;
+  std::string layout;  // LayoutName, "libbloom", "floor", "hash"
+  uint32_t bpk;
+  SizeSpec size;
+  KeyType keys;
+  Mode mode;
+  std::string target;
+  int threads = 1;
+  std::string Name() const;
+};
+
+std::string_view OpName(Op op);
+std::string_view KeyTypeName(KeyType t);
+
+// ---- Keys ------------------------------------------------------------------------
+
+// Key domains: a key is a bijective mix of (index, domain), so present and absent
+// keys can never coincide.
+enum class Domain : uint64_t { kPresent = 0, kAbsent = 1 };
+
+// SplitMix64's finalizer (Steele, Lea & Flood 2014): a bijection of 64-bit words
+// whose output passes BigCrush for a counter input.
+constexpr uint64_t Mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+// The i-th uint64 key of a domain: Mix64 of the pair packed into one word (the
+// two low bits hold the domain), distinct for every (i, domain) with i < 2^62.
+constexpr uint64_t U64Key(Domain d, uint64_t i) { return Mix64((i << 2) | static_cast<uint64_t>(d)); }
+
+// URL-like string keys of 30..80 bytes: "https://" + one of a few short hosts +
+// "/" + a domain letter and the index in hex (so keys are distinct) + "/" and
+// random lower-case path bytes up to a length drawn uniformly from [30, 80].
+struct UrlSet {
+  std::string arena;
+  std::vector<std::string_view> views;
+  size_t size() const { return views.size(); }
+};
+// Appends the URL of key (d, i) to `arena`.
+void AppendUrl(Domain d, uint64_t i, std::string& arena);
+// The n URLs key(0..n), key(j) giving the (domain, index) of URL j.
+UrlSet MakeUrls(size_t n, const std::function<std::pair<Domain, uint64_t>(size_t)>& key);
+
+// ---- Probe pools ---------------------------------------------------------------
+// Largest pool: 16M uint64 keys = 128 MiB, 4x this machine's 32 MiB L3; URL pools
+// 4M keys (~220 MiB of bytes plus 64 MiB of views).
+inline constexpr uint64_t kPoolCapU64 = uint64_t{16} << 20;
+inline constexpr uint64_t kPoolCapUrl = uint64_t{4} << 20;
+// Keys handed to one batch call per benchmark iteration: 64K keys (512 KiB of
+// u64) keeps the kernel's 128-key prefetch ramp below 0.2% of the keys while one
+// iteration stays well under a millisecond at L1 speed.
+inline constexpr size_t kIterKeys = size_t{1} << 16;
+
+// The three probe sets of a filter holding keys U64Key(kPresent, 0..n):
+// present = inserted keys at random indices (with replacement); absent = fresh
+// keys of the absent domain; mix = a 50/50 random interleave of the two.
+struct Pools {
+  KeyType type;
+  uint64_t n;
+  std::vector<uint64_t> present, absent, mix;  // kU64
+  UrlSet present_s, absent_s, mix_s;           // kUrl
+  size_t size() const { return type == KeyType::kU64 ? present.size() : present_s.size(); }
+};
+std::shared_ptr<const Pools> GetPools(KeyType type, uint64_t n);
+
+// ---- Filters ------------------------------------------------------------------------
+
+struct FilterCtx {
+  std::unique_ptr<Filter> filter;
+  uint64_t n = 0;           // keys inserted
+  double model_fpr = 0;     // PredictFpr at n
+};
+// The filter of layout x bpk x n holding U64Key/URL(kPresent, 0..n), k the model's
+// best for that size (SolveForSize), filled with the best target's batch insert.
+std::shared_ptr<FilterCtx> GetFilter(Layout layout, uint32_t bpk, uint64_t n, KeyType type);
+
+// ---- Huge-page buffers ---------------------------------------------------------------
+// Allocated like engine/src/filter.cc allocates a filter: from 2 MiB on, an
+// mmap aligned to 2 MiB with madvise(MADV_HUGEPAGE); smaller, aligned_alloc(64).
+// Every page is written at construction (an untouched anonymous page reads as
+// the shared zero page, which would make a read floor cache-resident).
+class HugeBuffer {
+ public:
+  explicit HugeBuffer(uint64_t bytes);
+  ~HugeBuffer();
+  HugeBuffer(const HugeBuffer&) = delete;
+  HugeBuffer& operator=(const HugeBuffer&) = delete;
+  uint8_t* data() const { return p_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  uint8_t* p_ = nullptr;
+  uint64_t bytes_ = 0;
+  bool mmapped_ = false;
+};
+
+// ---- One-slot cache --------------------------------------------------------------
+// Rows are registered grouped by what they share, so keeping only the last value
+// bounds memory (one filter of at most 1 GiB at a time) without rebuilding per row.
+// Thread-safe: the threads of a multi-threaded row all get the same value.
+template <typename T>
+class OneSlot {
+ public:
+  std::shared_ptr<T> Get(const std::string& key, const std::function<std::shared_ptr<T>()>& make) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (key != key_ || value_ == nullptr) {
+      value_.reset();  // free the old value before building the new one
+      value_ = make();
+      key_ = key;
+    }
+    return value_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::string key_;
+  std::shared_ptr<T> value_;
+};
+
+// ---- Helpers -------------------------------------------------------------------------
+
+// The half-open slice [begin, end) of a pool of `size` keys that thread t of T walks.
+struct Slice {
+  size_t begin, end;
+};
+inline Slice ThreadSlice(size_t size, int t, int threads) {
+  return {size * static_cast<size_t>(t) / static_cast<size_t>(threads),
+          size * static_cast<size_t>(t + 1) / static_cast<size_t>(threads)};
+}
+
+// Sets the common counters: items processed, and for absent queries the measured
+// false-positive rate (hits / probes) beside the model's.
+void FinishRow(benchmark::State& st, uint64_t keys, uint64_t hits, const RowSpec& row, double model_fpr);
+
+// Pins `target` (a Highway target name) for the row; a no-op for "any", "c",
+// "reference" and "auto".
+void PinFor(const std::string& target);
+
+// Registration entry points, one per suite file.
+void RegisterFilterRow(const RowSpec& row);
+void RegisterFloorRow(const RowSpec& row);
+void RegisterPeerRow(const RowSpec& row);  // bench/peer_bench.cc, built only with libbloom
+
+}  // namespace blockbloom::bench
+
+#endif  // BLOCKBLOOM_BENCH_BENCH_COMMON_H_

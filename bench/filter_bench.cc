@@ -1,0 +1,118 @@
+// The filter rows: insert and query (present, absent, 50/50 mix), per key and
+// batched, on one pinned target or the scalar reference, 1 or 2 threads.
+//
+// Insert rows re-insert keys the filter already holds (the present pool): the
+// kernels' work does not depend on the bits they find (hash, pick the block,
+// build the mask, load, OR, store), so the cost is that of a fresh insert, while
+// the filter the query rows share stays exactly the filter of its n keys.
+#include <span>
+#include <vector>
+
+#include "bench/bench_common.h"
+#include "kernels/kernels.h"
+#include "kernels/reference.h"
+
+namespace blockbloom::bench {
+namespace {
+
+kernels::FilterRef RefOf(Filter& f) {
+  return {f.mutable_data(), f.num_blocks(), f.k(), static_cast<kernels::LayoutId>(f.layout())};
+}
+
+// The keys of a pool an op walks.
+template <typename Key>
+const std::vector<Key>& PoolFor(const Pools& p, Op op);
+template <>
+const std::vector<uint64_t>& PoolFor<uint64_t>(const Pools& p, Op op) {
+  return op == Op::kQueryAbsent ? p.absent : op == Op::kQueryMix ? p.mix : p.present;
+}
+template <>
+const std::vector<std::string_view>& PoolFor<std::string_view>(const Pools& p, Op op) {
+  return op == Op::kQueryAbsent ? p.absent_s.views : op == Op::kQueryMix ? p.mix_s.views : p.present_s.views;
+}
+
+bool IsInsert(Op op) { return op == Op::kInsert || op == Op::kInsertAtomic; }
+
+// One chunk of keys through the row's path; returns the query hits (0 for inserts).
+template <typename Key>
+uint64_t RunChunk(const RowSpec& row, Filter& f, std::span<const Key> keys, std::span<uint8_t> out) {
+  if (row.mode == Mode::kPerKey) {
+    uint64_t hits = 0;
+    if (IsInsert(row.op)) {
+      for (const Key& k : keys) {
+        if (row.op == Op::kInsertAtomic) {
+          if constexpr (std::is_same_v<Key, uint64_t>) f.InsertAtomic(k);
+        } else {
+          f.Insert(k);
+        }
+      }
+    } else {
+      for (const Key& k : keys) hits += f.MayContain(k);
+    }
+    return hits;
+  }
+  if (row.target == "reference") {
+    // The scalar reference side by side: the same Ops entry points the engine
+    // calls on a SIMD target (uint64 keys only; the engine hashes strings itself).
+    const kernels::Ops& ops = kernels::reference::ReferenceOps();
+    if constexpr (std::is_same_v<Key, uint64_t>) {
+      if (IsInsert(row.op)) {
+        ops.insert_keys(RefOf(f), keys.data(), keys.size(), f.seed());
+        return 0;
+      }
+      return ops.query_keys(RefOf(f), keys.data(), keys.size(), f.seed(), out.data());
+    }
+    return 0;
+  }
+  if (row.op == Op::kInsertAtomic) {
+    if constexpr (std::is_same_v<Key, uint64_t>) f.InsertBatchAtomic(keys);
+    return 0;
+  }
+  if (row.op == Op::kInsert) {
+    f.InsertBatch(keys);
+    return 0;
+  }
+  return f.MayContainBatch(keys, out);
+}
+
+template <typename Key>
+void FilterRow(benchmark::State& st, const RowSpec& row) {
+  const Layout layout = *ParseLayout(row.layout);
+  const uint64_t n = row.size.KeysAt(row.bpk);
+  const auto pools = GetPools(row.keys, n);
+  const auto ctx = GetFilter(layout, row.bpk, n, row.keys);
+  PinFor(row.target);
+  const std::vector<Key>& pool = PoolFor<Key>(*pools, row.op);
+  const Slice s = ThreadSlice(pool.size(), st.thread_index(), st.threads());
+  std::vector<uint8_t> out(kIterKeys);
+  size_t cur = s.begin;
+  uint64_t keys = 0, hits = 0;
+  for (auto _ : st) {
+    const size_t len = std::min(kIterKeys, s.end - cur);
+    hits += RunChunk<Key>(row, *ctx->filter, std::span<const Key>(pool.data() + cur, len), out);
+    benchmark::DoNotOptimize(hits);
+    benchmark::ClobberMemory();
+    keys += len;
+    cur += len;
+    if (cur == s.end) cur = s.begin;
+  }
+  FinishRow(st, keys, hits, row, ctx->model_fpr);
+  st.counters["k"] = benchmark::Counter(ctx->filter->k(), benchmark::Counter::kAvgThreads);
+  st.counters["bytes"] = benchmark::Counter(static_cast<double>(ctx->filter->byte_size()), benchmark::Counter::kAvgThreads);
+}
+
+}  // namespace
+
+void RegisterFilterRow(const RowSpec& row) {
+  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row](benchmark::State& st) {
+    if (row.keys == KeyType::kU64) {
+      FilterRow<uint64_t>(st, row);
+    } else {
+      FilterRow<std::string_view>(st, row);
+    }
+  });
+  b->UseRealTime();
+  if (row.threads > 1) b->Threads(row.threads);
+}
+
+}  // namespace blockbloom::bench

@@ -1,0 +1,164 @@
+// The memory-bound floor every filter row is held against, and the hash-only
+// cost of the keys.
+//
+// floor_read: hash each key, then read one random 64-byte line of a buffer of the
+// filter's size; floor_rmw: the same with a read-modify-write of one word of the
+// line. Everything a blocked filter must do and nothing more: one hash, one
+// fastrange, one cache line per key. The pipeline is the kernels' own
+// (kernels/probe-inl.h): hashes computed in L1 chunks of kChunk keys, the next
+// chunk hashed before the current one is probed, a prefetch kLookAhead keys ahead
+// (skipped below kPrefetchMinBytes), on a buffer mapped like a filter (2 MiB
+// aligned, MADV_HUGEPAGE). Plain C++: __builtin_prefetch, no SIMD outside
+// kernels/ (the uint64 hash is the kernels' own vectorized XXH3, the best
+// target's hash_u64, so the floor is never slowed by a slower hash).
+#include <atomic>
+#include <span>
+#include <vector>
+
+#include "bench/bench_common.h"
+#include "engine/src/hash.h"
+#include "kernels/kernels.h"
+
+namespace blockbloom::bench {
+namespace {
+
+// The kernels' constants (kernels/probe-inl.h; that header is Highway code and
+// cannot be included here): keys hashed per chunk, prefetch look-ahead in keys,
+// and the filter size below which the kernels do not prefetch.
+constexpr size_t kChunk = 512;
+constexpr size_t kLookAhead = 128;
+constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
+constexpr size_t kLine = 64;
+
+struct Buf {
+  uint8_t* p;
+  uint64_t lines;
+  uint8_t* Line(uint64_t h) const { return p + (((h >> 32) * lines) >> 32) * kLine; }  // fastrange, as BlockIndex
+};
+
+enum class LineOp { kRead, kRmw, kRmwAtomic };
+
+template <LineOp kOp>
+inline uint64_t Touch(const Buf& b, uint64_t h) {
+  uint64_t* w = reinterpret_cast<uint64_t*>(b.Line(h));
+  const uint64_t bit = uint64_t{1} << (h & 63);
+  if constexpr (kOp == LineOp::kRead) {
+    return (*w & bit) != 0;
+  } else if constexpr (kOp == LineOp::kRmw) {
+    *w |= bit;
+  } else {
+    std::atomic_ref<uint64_t>(*w).fetch_or(bit, std::memory_order_relaxed);
+  }
+  return 0;
+}
+
+template <LineOp kOp>
+inline void Prefetch(const Buf& b, uint64_t h) {
+  __builtin_prefetch(b.Line(h), kOp == LineOp::kRead ? 0 : 1, 3);
+}
+
+// Hashes keys[begin, begin + len) into out.
+template <typename Key>
+void HashChunk(const Key* keys, size_t len, uint64_t* out) {
+  if constexpr (std::is_same_v<Key, uint64_t>) {
+    kernels::Active().hash_u64(keys, len, 0, out);
+  } else {
+    for (size_t i = 0; i < len; ++i) out[i] = detail::HashBytesInline(keys[i].data(), keys[i].size(), HashKind::kXxh3, 0);
+  }
+}
+
+// The floor over keys[0, n): the kernels' two-chunk pipeline.
+template <LineOp kOp, typename Key>
+uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
+  alignas(64) uint64_t h[2][kChunk];
+  uint64_t hits = 0;
+  size_t len = std::min(kChunk, n);
+  HashChunk(keys, len, h[0]);
+  if (prefetch)
+    for (size_t i = 0; i < std::min(kLookAhead, len); ++i) Prefetch<kOp>(b, h[0][i]);
+  for (size_t start = 0, c = 0; start < n; start += len, c ^= 1) {
+    len = std::min(kChunk, n - start);
+    const uint64_t* cur = h[c];
+    const size_t nlen = std::min(kChunk, n - start - len);
+    if (nlen) HashChunk(keys + start + len, nlen, h[c ^ 1]);
+    for (size_t i = 0; i < len; ++i) {
+      if (prefetch) {
+        const size_t j = i + kLookAhead;
+        if (j < len) {
+          Prefetch<kOp>(b, cur[j]);
+        } else if (j - len < nlen) {
+          Prefetch<kOp>(b, h[c ^ 1][j - len]);
+        }
+      }
+      hits += Touch<kOp>(b, cur[i]);
+    }
+  }
+  return hits;
+}
+
+OneSlot<HugeBuffer> g_buffer;
+
+template <typename Key>
+const std::vector<Key>& AbsentPool(const Pools& p);
+template <>
+const std::vector<uint64_t>& AbsentPool<uint64_t>(const Pools& p) { return p.absent; }
+template <>
+const std::vector<std::string_view>& AbsentPool<std::string_view>(const Pools& p) { return p.absent_s.views; }
+
+template <typename Key>
+void FloorRow(benchmark::State& st, const RowSpec& row) {
+  const uint64_t n = row.size.KeysAt(row.bpk);
+  const auto pools = GetPools(row.keys, n);
+  // The buffer of a 512-bit-block filter of this size: whole 64-byte lines.
+  const uint64_t bytes = (row.size.BitsAt(row.bpk) + 511) / 512 * kLine;
+  const auto buf = g_buffer.Get(std::to_string(bytes), [&] { return std::make_shared<HugeBuffer>(bytes); });
+  PinFor(row.target);
+  const Buf b{buf->data(), bytes / kLine};
+  const bool prefetch = bytes >= kPrefetchMinBytes;
+  const std::vector<Key>& pool = AbsentPool<Key>(*pools);
+  const Slice s = ThreadSlice(pool.size(), st.thread_index(), st.threads());
+  std::vector<uint64_t> hbuf(kIterKeys);
+  size_t cur = s.begin;
+  uint64_t keys = 0, hits = 0;
+  for (auto _ : st) {
+    const size_t len = std::min(kIterKeys, s.end - cur);
+    const Key* k = pool.data() + cur;
+    switch (row.op) {
+      case Op::kFloorRead: hits += FloorRun<LineOp::kRead>(b, k, len, prefetch); break;
+      case Op::kFloorRmw:
+        if (st.threads() > 1) {
+          FloorRun<LineOp::kRmwAtomic>(b, k, len, prefetch);
+        } else {
+          FloorRun<LineOp::kRmw>(b, k, len, prefetch);
+        }
+        break;
+      default: {  // kHash: the hash-only cost of the same keys
+        HashChunk(k, len, hbuf.data());
+        hits += hbuf[len - 1] & 1;
+      }
+    }
+    benchmark::DoNotOptimize(hits);
+    benchmark::ClobberMemory();
+    keys += len;
+    cur += len;
+    if (cur == s.end) cur = s.begin;
+  }
+  FinishRow(st, keys, hits, row, 0);
+  st.counters["bytes"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kAvgThreads);
+}
+
+}  // namespace
+
+void RegisterFloorRow(const RowSpec& row) {
+  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row](benchmark::State& st) {
+    if (row.keys == KeyType::kU64) {
+      FloorRow<uint64_t>(st, row);
+    } else {
+      FloorRow<std::string_view>(st, row);
+    }
+  });
+  b->UseRealTime();
+  if (row.threads > 1) b->Threads(row.threads);
+}
+
+}  // namespace blockbloom::bench
