@@ -39,23 +39,22 @@ HWY_INLINE void PrefetchRead(const void* p) { hwy::Prefetch(p); }
 HWY_INLINE void PrefetchWrite(const void* p) { __builtin_prefetch(p, 1, 3); }
 
 // ---- split256 and sectorized512: one bit in one word per zone ---------------
-// kWords u32 words per block in `zones` zones of kWords/zones words. Lane w of
+// kWords u32 words per block in kZones zones of kWords/kZones words. Lane w of
 // the probe mask: zone z = w / per_zone computes x = lo32 * kSalt[z]; the lane
 // gets bit x >> 27 if the word selector (x >> (27 - sel_bits)) & (per_zone - 1)
-// equals w % per_zone, else nothing. One vector op sequence per key; no gather.
-template <size_t kWords>
+// equals w % per_zone, else nothing. One vector op sequence per key, no gather,
+// every shift a compile-time constant (kZones is a template parameter).
+template <size_t kWords, size_t kZones>
 class SectorProbe {
+  static constexpr uint32_t kPerZone = kWords / kZones;
+  static constexpr int kSelBits = kPerZone == 1 ? 0 : kPerZone == 2 ? 1 : kPerZone == 4 ? 2 : kPerZone == 8 ? 3 : 4;
+  static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
+
  public:
-  explicit SectorProbe(const FilterRef& f)
-      : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks) {
-    const uint32_t zones = kWords == 8 ? 8 : f.k;
-    const uint32_t per_zone = kWords / zones;
-    const uint32_t sel_bits = static_cast<uint32_t>(__builtin_ctz(per_zone));
+  explicit SectorProbe(const FilterRef& f) : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks) {
     for (uint32_t w = 0; w < kWords; ++w) {
-      salt_[w] = kSalt[w / per_zone];
-      sel_shift_[w] = 27 - sel_bits;
-      sel_mask_[w] = per_zone - 1;
-      lane_sel_[w] = w % per_zone;
+      salt_[w] = kSalt[w / kPerZone];
+      lane_sel_[w] = w % kPerZone;
     }
   }
 
@@ -89,29 +88,36 @@ class SectorProbe {
   HWY_INLINE hn::Vec<D> Mask(D d, hn::Vec<D> lo, size_t v) const {
     const auto x = hn::Mul(lo, hn::Load(d, salt_ + v));
     const auto bit = hn::Shl(hn::Set(d, 1u), hn::ShiftRight<27>(x));
-    if constexpr (kWords == 8) return bit;  // split256: every word is its own zone
-    const auto sel = hn::And(hn::Shr(x, hn::Load(d, sel_shift_ + v)), hn::Load(d, sel_mask_ + v));
-    return hn::IfThenElseZero(hn::Eq(sel, hn::Load(d, lane_sel_ + v)), bit);
+    if constexpr (kSelBits == 0) {
+      return bit;  // every word is its own zone (split256, sectorized512 with k = 16)
+    } else {
+      const auto sel = hn::And(hn::ShiftRight<27 - kSelBits>(x), hn::Set(d, kPerZone - 1));
+      return hn::IfThenElseZero(hn::Eq(sel, hn::Load(d, lane_sel_ + v)), bit);
+    }
   }
 
   uint32_t* block0_;
   uint64_t nblocks_;
   alignas(64) uint32_t salt_[kWords];
-  alignas(64) uint32_t sel_shift_[kWords];
-  alignas(64) uint32_t sel_mask_[kWords];
   alignas(64) uint32_t lane_sel_[kWords];
 };
 
 // ---- blocked512: k bits anywhere in 512 ---------------------------------------
-// Probe i's bit is (lo32 * kGoldenPow[i]) >> 23. Query: up to 16 probes in
-// vector lanes, each lane fetches its word (a register permute of the whole
-// line on AVX-512, a gather from the L1-resident line elsewhere). Insert is
-// scalar: k read-modify-writes of one line, as cheap as any vector form.
+// Probe i's bit is (lo32 * kGoldenPow[i]) >> 23: word bit >> 5, bit bit & 31.
+// The k probes are computed together in u32 lanes (up to 16). Query: each lane
+// fetches its word from the line with register permutes (one 16-lane permute
+// on AVX-512; on narrower vectors one permute per vector-sized part of the
+// line, merged by the word's part; a gather on 128-bit vectors). Insert is k
+// scalar ORs into the line: there is no scatter below AVX-512, and building the
+// whole-line mask in vectors costs more than k ORs into one L1-resident line.
 class Blocked512Probe {
  public:
   explicit Blocked512Probe(const FilterRef& f)
       : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {
-    std::memcpy(mul_, kGoldenPow, sizeof(mul_));
+    for (uint32_t i = 0; i < 16; ++i) {
+      mul_[i] = kGoldenPow[i];
+      active_[i] = i < f.k ? ~0u : 0u;
+    }
   }
 
   const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * 16; }
@@ -119,20 +125,30 @@ class Blocked512Probe {
   HWY_INLINE bool Query(uint64_t h) const {
     const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * 16;
     const D d;
+    const DI di;
     const size_t N = hn::Lanes(d);
     const auto lo = hn::Set(d, static_cast<uint32_t>(h));
     auto miss = hn::Zero(d);
     for (size_t v = 0; v < k_; v += N) {
       const auto bit = hn::ShiftRight<23>(hn::Mul(lo, hn::Load(d, mul_ + v)));
-      const auto word_idx = hn::ShiftRight<5>(bit);
-      const auto mask = hn::IfThenElseZero(
-          hn::FirstN(d, k_ - v), hn::Shl(hn::Set(d, 1u), hn::And(bit, hn::Set(d, 31u))));
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      const auto words = hn::TableLookupLanes(hn::Load(d, block),
-                                              hn::IndicesFromVec(d, hn::BitCast(DI(), word_idx)));
-#else
-      const auto words = hn::GatherIndex(d, block, hn::BitCast(DI(), word_idx));
-#endif
+      const auto word_idx = hn::BitCast(di, hn::ShiftRight<5>(bit));
+      const auto mask =
+          hn::And(hn::Load(d, active_ + v), hn::Shl(hn::Set(d, 1u), hn::And(bit, hn::Set(d, 31u))));
+      // words[lane] = block[word_idx[lane]].
+      hn::Vec<D> words;
+      if (N >= 8) {
+        // One permute per vector-sized part of the line, merged by part.
+        const auto in_part = hn::And(word_idx, hn::Set(di, static_cast<int32_t>(N - 1)));
+        words = hn::TableLookupLanes(hn::Load(d, block), hn::IndicesFromVec(d, in_part));
+        for (size_t p = N; p < 16; p += N) {
+          const auto part = hn::TableLookupLanes(hn::Load(d, block + p), hn::IndicesFromVec(d, in_part));
+          words = hn::IfThenElse(
+              hn::RebindMask(d, hn::Gt(word_idx, hn::Set(di, static_cast<int32_t>(p - 1)))), part, words);
+        }
+      } else {
+        // 128-bit vectors: four parts would cost more than four loads.
+        words = hn::GatherIndex(d, block, word_idx);
+      }
       miss = hn::Or(miss, hn::AndNot(words, mask));
     }
     return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
@@ -154,6 +170,7 @@ class Blocked512Probe {
   uint64_t nblocks_;
   uint32_t k_;
   alignas(64) uint32_t mul_[16];
+  alignas(64) uint32_t active_[16];
 };
 
 // ---- register64: k bits in one 64-bit word -----------------------------------
@@ -237,30 +254,44 @@ HWY_INLINE void PrefetchKey(const P& p, uint64_t h) {
 }
 
 // ---- The pipeline -------------------------------------------------------------
-// Works over one buffer of hashes `cur[0, len)` whose successor `next[0, nlen)`
+// `out` is null when inserting. Works over one buffer of hashes `cur[0, len)` whose successor `next[0, nlen)`
 // is already hashed, so the look-ahead runs across the chunk boundary without a
 // bubble. The first kPrefetchDistance keys of `cur` were prefetched by the
 // previous call (or by Prime).
+template <bool kInsert, class P>
+HWY_INLINE size_t ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
+  if constexpr (kInsert) {
+    (void)out;
+    (void)i;
+    p.Insert(h);
+    return 0;
+  } else {
+    const bool r = p.Query(h);
+    out[i] = static_cast<uint8_t>(r);
+    return r;
+  }
+}
+
 template <bool kInsert, bool kPrefetch, class P>
 HWY_INLINE size_t RunChunk(const P& p, const uint64_t* HWY_RESTRICT cur, size_t len,
                            const uint64_t* HWY_RESTRICT next, size_t nlen, uint8_t* out) {
   size_t hits = 0;
-  for (size_t i = 0; i < len; ++i) {
-    if constexpr (kPrefetch) {
-      const size_t j = i + kPrefetchDistance;
-      if (j < len) {
-        PrefetchKey<kInsert>(p, cur[j]);
-      } else if (j - len < nlen) {
-        PrefetchKey<kInsert>(p, next[j - len]);
-      }
+  size_t i = 0;
+  if constexpr (kPrefetch) {
+    // Two loops so that no key pays a branch on where its look-ahead lies.
+    for (; i + kPrefetchDistance < len; ++i) {
+      PrefetchKey<kInsert>(p, cur[i + kPrefetchDistance]);
+      hits += ProbeOne<kInsert>(p, cur[i], out, i);
     }
-    if constexpr (kInsert) {
-      p.Insert(cur[i]);
-    } else {
-      const bool r = p.Query(cur[i]);
-      out[i] = static_cast<uint8_t>(r);
-      hits += r;
+    for (; i < len; ++i) {
+      const size_t j = i + kPrefetchDistance - len;
+      if (j < nlen) PrefetchKey<kInsert>(p, next[j]);
+      hits += ProbeOne<kInsert>(p, cur[i], out, i);
     }
+  } else {
+    (void)next;
+    (void)nlen;
+    for (; i < len; ++i) hits += ProbeOne<kInsert>(p, cur[i], out, i);
   }
   return hits;
 }
@@ -297,7 +328,7 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
     const size_t nlen = next_start >= n ? 0 : (n - next_start < kChunk ? n - next_start : kChunk);
     if (nlen) HashU64Batch(keys + next_start, nlen, seed, buf[(c + 1) & 1]);
     hits += RunChunk<kInsert, kPrefetch>(p, buf[c & 1], len, buf[(c + 1) & 1], nlen,
-                                         out ? out + start : nullptr);
+                                         kInsert ? out : out + start);
     start = next_start;
     len = nlen;
   }
@@ -320,8 +351,15 @@ HWY_NOINLINE size_t Dispatch(const FilterRef& f, const uint64_t* in, size_t n, b
   };
   switch (f.layout) {
     case LayoutId::kBlocked512: return run(std::type_identity<Blocked512Probe>());
-    case LayoutId::kSplit256: return run(std::type_identity<SectorProbe<8>>());
-    case LayoutId::kSectorized512: return run(std::type_identity<SectorProbe<16>>());
+    case LayoutId::kSplit256: return run(std::type_identity<SectorProbe<8, 8>>());
+    case LayoutId::kSectorized512:
+      switch (f.k) {
+        case 1: return run(std::type_identity<SectorProbe<16, 1>>());
+        case 2: return run(std::type_identity<SectorProbe<16, 2>>());
+        case 4: return run(std::type_identity<SectorProbe<16, 4>>());
+        case 8: return run(std::type_identity<SectorProbe<16, 8>>());
+        default: return run(std::type_identity<SectorProbe<16, 16>>());
+      }
     case LayoutId::kRegister64: return run(std::type_identity<Register64Probe>());
     case LayoutId::kClassic: return run(std::type_identity<ClassicProbe>());
   }
