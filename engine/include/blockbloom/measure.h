@@ -1,0 +1,74 @@
+// Measuring a filter's false-positive rate honestly: the one routine that
+// `blockbloom verify` and the tests share.
+//
+// Stages: generate the insert stream (with duplicates if asked), insert it into
+// the filter and into an ExactSet; query every inserted key (a false negative
+// is a bug, counted); generate the probe stream (absent keys, plus present ones
+// if asked), query it, and classify every hit against the ExactSet: a present
+// probe is a true positive, an absent one a false positive. The rate is false
+// positives / absent probes, and the model's rate is taken at n = the number of
+// distinct keys inserted. Then CheckFpr (stats.h) holds the measurement against
+// the model's binomial acceptance interval.
+//
+// Only hits are looked up in the ExactSet: with no false negatives every
+// present probe is a hit, so absent probes = probes - present hits. If the
+// filter did give false negatives, every probe is looked up instead.
+#ifndef BLOCKBLOOM_MEASURE_H_
+#define BLOCKBLOOM_MEASURE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/stats.h"
+
+namespace blockbloom {
+
+// Key families, each an injection from the key index i (distinct i, distinct keys):
+enum class KeyStream : uint8_t {
+  kRandomU64,      // "random": SplitMix64's bijective finalizer of (family, i)
+  kSequentialU64,  // "sequential": family * 2^40 + i, adversarial for weak hashes
+  kUrls,           // "urls": "https://www.example.com/catalog/<family>/products/item-<i, 16 digits>",
+                   // (64 bytes for family 0, all sharing their first 48)
+};
+inline constexpr KeyStream kAllKeyStreams[] = {KeyStream::kRandomU64, KeyStream::kSequentialU64, KeyStream::kUrls};
+std::string_view KeyStreamName(KeyStream stream);
+std::optional<KeyStream> ParseKeyStream(std::string_view name);
+
+struct MeasureSpec {
+  KeyStream stream = KeyStream::kRandomU64;
+  uint64_t family = 0;            // selects disjoint key families (a seed)
+  uint64_t inserts = 0;           // insert operations, duplicates included
+  double duplicate_fraction = 0;  // of inserts that repeat an earlier key, in [0, 1)
+  uint64_t probes = 0;            // query operations
+  double present_fraction = 0;    // of probes drawn from the inserted indices, in [0, 1]
+  // Independent filters to spread the probes over (replica r uses key family
+  // family + r). The model is the expected rate over key sets; one filter's
+  // realized rate scatters around it (relative sd ~ k / sqrt(bits) when half
+  // full), which the binomial interval does not cover. Keep
+  // probes-per-filter * rate * k^2 / bits well below 1, e.g. by many
+  // replicas for tiny filters.
+  uint64_t replicas = 1;
+  double confidence = 0.9999;     // of the acceptance interval
+  // Negative controls: if set, keys (uint64 keys as their 8 LE bytes) are hashed
+  // with this instead of the filter's own hash, through the *Hash methods.
+  uint64_t (*hash)(std::string_view key) = nullptr;
+};
+
+struct Measurement {
+  uint64_t distinct_keys = 0;    // the model's n
+  uint64_t false_negatives = 0;  // inserted keys the filter denied (must be 0)
+  uint64_t present_probes = 0;   // probes that were inserted keys
+  FprCheck check;                // absent probes, false positives, model, intervals, pass
+  bool pass() const { return false_negatives == 0 && check.pass; }
+};
+
+// Measures as above, once per replica (clearing `filter` before each), probes
+// split evenly, counts summed. Throws std::invalid_argument naming the field
+// for fractions out of range, replicas = 0 or probes < replicas.
+Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec);
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_MEASURE_H_

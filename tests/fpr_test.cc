@@ -1,0 +1,252 @@
+// Measured false-positive rates against the exact model (model.h), for every
+// layout: each point's measured rate must lie in the model's 99.99% binomial
+// acceptance interval, with enough absent probes that the interval's half-width
+// is within 5% of the rate. Two negative controls (deliberately broken hashes)
+// must FAIL the same check, so the check is known to bite. The full grid runs
+// in `blockbloom verify`.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/layout.h"
+#include "blockbloom/measure.h"
+#include "blockbloom/model.h"
+#include "blockbloom/stats.h"
+
+namespace blockbloom {
+namespace {
+
+constexpr double kConfidence = 0.9999;
+// Half-width of the acceptance interval relative to the rate: the issue asks
+// for 5%; probes are sized for 4.5% so that present probes and duplicate keys
+// (which lower the absent count and n) still leave it within 5%.
+constexpr double kRelativeHalfWidth = 0.05;
+constexpr double kProbeSizingWidth = 0.045;
+
+struct Point {
+  Layout layout;
+  double bits_per_key;
+  uint32_t k;
+  uint64_t inserts;
+  KeyStream stream;
+  double duplicate_fraction;
+  double present_fraction;
+  uint64_t blocks = 0;    // 0: from bits_per_key
+  uint64_t replicas = 1;  // independent filters the probes are spread over
+};
+
+std::string Describe(const Point& p) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s %.1f bits/key k=%u n=%llu %s dup=%.2f present=%.2f",
+                std::string(LayoutName(p.layout)).c_str(), p.bits_per_key, p.k,
+                static_cast<unsigned long long>(p.inserts), std::string(KeyStreamName(p.stream)).c_str(),
+                p.duplicate_fraction, p.present_fraction);
+  return buf;
+}
+
+uint64_t BlocksFor(const Point& p) {
+  if (p.blocks != 0) return p.blocks;
+  const double bits = p.bits_per_key * static_cast<double>(p.inserts);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(bits / LayoutBlockBits(p.layout) + 0.5));
+}
+
+Measurement Measure(const Point& p, uint64_t (*hash)(std::string_view) = nullptr, uint64_t family = 1) {
+  Filter f(p.layout, BlocksFor(p), p.k);
+  // Size the probes for the rate at the expected distinct count: duplicates
+  // repeat earlier keys, so n = inserts (1 - duplicate fraction) on average.
+  const auto distinct = static_cast<uint64_t>(static_cast<double>(p.inserts) * (1.0 - p.duplicate_fraction));
+  const double expected = PredictFpr(p.layout, f.num_blocks(), p.k, std::max<uint64_t>(1, distinct));
+  MeasureSpec spec;
+  spec.stream = p.stream;
+  spec.family = family;
+  spec.inserts = p.inserts;
+  spec.duplicate_fraction = p.duplicate_fraction;
+  spec.present_fraction = p.present_fraction;
+  spec.probes = static_cast<uint64_t>(static_cast<double>(ProbesForRelativeHalfWidth(expected, kProbeSizingWidth, kConfidence)) /
+                                      (1.0 - p.present_fraction));
+  spec.replicas = p.replicas;
+  spec.confidence = kConfidence;
+  spec.hash = hash;
+  return MeasureFpr(f, spec);
+}
+
+void ExpectMatchesModel(const Point& p) {
+  const Measurement m = Measure(p);
+  const FprCheck& c = m.check;
+  SCOPED_TRACE(Describe(p));
+  EXPECT_EQ(m.false_negatives, 0u);
+  // The interval is tight enough to mean something.
+  const double half_width = static_cast<double>(c.accept.hi - c.accept.lo) / 2.0 / static_cast<double>(c.trials);
+  EXPECT_LE(half_width, kRelativeHalfWidth * c.predicted) << "too few probes: " << c.trials;
+  EXPECT_TRUE(c.pass) << "measured " << c.rate() << " (" << c.hits << " of " << c.trials << "), model "
+                      << c.predicted << ", accepted counts [" << c.accept.lo << ", " << c.accept.hi << "]";
+  if (p.duplicate_fraction > 0) {
+    EXPECT_LT(m.distinct_keys, p.inserts);
+  }
+  if (p.present_fraction > 0) {
+    EXPECT_GT(m.present_probes, 0u);
+  }
+}
+
+// One grid per layout: rates from ~10% down to ~0.1%, all three key streams,
+// with and without duplicate inserts and present probes.
+const std::vector<Point>& Grid(Layout l) {
+  static const std::vector<Point> blocked512 = {
+      {Layout::kBlocked512, 4.0, 3, 50'000, KeyStream::kRandomU64, 0, 0},
+      {Layout::kBlocked512, 10.0, 6, 200'000, KeyStream::kUrls, 0.1, 0.05},
+      {Layout::kBlocked512, 16.0, 11, 100'000, KeyStream::kSequentialU64, 0, 0},
+      {Layout::kBlocked512, 8.0, 1, 100'000, KeyStream::kRandomU64, 0, 0},
+  };
+  static const std::vector<Point> split256 = {
+      {Layout::kSplit256, 6.0, 8, 100'000, KeyStream::kSequentialU64, 0, 0},
+      {Layout::kSplit256, 10.5, 8, 200'000, KeyStream::kUrls, 0.1, 0.05},
+      {Layout::kSplit256, 16.9, 8, 50'000, KeyStream::kRandomU64, 0, 0},
+  };
+  static const std::vector<Point> sectorized512 = {
+      {Layout::kSectorized512, 4.0, 2, 100'000, KeyStream::kRandomU64, 0, 0},
+      {Layout::kSectorized512, 8.0, 4, 100'000, KeyStream::kUrls, 0.1, 0.05},
+      {Layout::kSectorized512, 12.0, 8, 100'000, KeyStream::kSequentialU64, 0, 0},
+      {Layout::kSectorized512, 20.0, 16, 50'000, KeyStream::kRandomU64, 0, 0},
+      {Layout::kSectorized512, 6.0, 1, 50'000, KeyStream::kRandomU64, 0, 0},
+  };
+  static const std::vector<Point> register64 = {
+      {Layout::kRegister64, 4.0, 2, 100'000, KeyStream::kSequentialU64, 0, 0},
+      {Layout::kRegister64, 10.0, 5, 200'000, KeyStream::kUrls, 0.1, 0.05},
+      {Layout::kRegister64, 16.0, 8, 100'000, KeyStream::kRandomU64, 0, 0},
+  };
+  static const std::vector<Point> classic = {
+      {Layout::kClassic, 4.0, 3, 100'000, KeyStream::kRandomU64, 0, 0},
+      {Layout::kClassic, 10.0, 7, 200'000, KeyStream::kUrls, 0.1, 0.05},
+      {Layout::kClassic, 14.0, 10, 100'000, KeyStream::kSequentialU64, 0, 0},
+  };
+  switch (l) {
+    case Layout::kBlocked512: return blocked512;
+    case Layout::kSplit256: return split256;
+    case Layout::kSectorized512: return sectorized512;
+    case Layout::kRegister64: return register64;
+    case Layout::kClassic: break;
+  }
+  return classic;
+}
+
+class FprGrid : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(FprGrid, MeasuredRateWithinModelInterval) {
+  for (const Point& p : Grid(GetParam())) ExpectMatchesModel(p);
+}
+
+// Small filters: 512 to 8192 bits, where the binomial (not Poisson) load
+// distribution, the finite block count and 1/m terms matter. One small filter's
+// realized rate scatters widely around the model's expectation, so the probes
+// are spread over many independent filters, bits/32 probes each: then
+// probes-per-filter * rate * k^2 / bits stays below ~0.15 (see measure.h).
+TEST_P(FprGrid, SmallFiltersMatchModel) {
+  const Layout l = GetParam();
+  const uint32_t k = l == Layout::kSplit256 ? 8 : l == Layout::kSectorized512 ? 4 : 3;
+  for (uint64_t bits : {512u, 2048u, 8192u}) {
+    constexpr double kBitsPerKey = 8.0;
+    const uint64_t blocks = bits / LayoutBlockBits(l);
+    const uint64_t n = static_cast<uint64_t>(static_cast<double>(bits) / kBitsPerKey);
+    const double expected = PredictFpr(l, blocks, k, n);
+    const uint64_t probes_per_filter = bits / 32;
+    const uint64_t replicas = ProbesForRelativeHalfWidth(expected, kProbeSizingWidth, kConfidence) / probes_per_filter + 1;
+    ExpectMatchesModel({l, kBitsPerKey, k, n, KeyStream::kRandomU64, 0, 0, blocks, replicas});
+  }
+}
+
+// Every SIMD target this CPU runs measures the same: one point per layout
+// (the byte-equality tests in kernels_test.cc cover the rest).
+TEST_P(FprGrid, EveryTargetMatchesModel) {
+  const Point p = Grid(GetParam())[0];
+  for (const TargetInfo& t : CompiledTargets()) {
+    if (!t.supported) continue;
+    SCOPED_TRACE(std::string(t.name));
+    PinTarget(t.name);
+    ASSERT_EQ(ActiveTarget(), t.name);
+    ExpectMatchesModel(p);
+  }
+  PinTarget("auto");
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, FprGrid, ::testing::ValuesIn(kAllLayouts),
+                         [](const ::testing::TestParamInfo<Layout>& param) { return std::string(LayoutName(param.param)); });
+
+// ---- Negative controls: broken hashes must fail the check -------------------------
+
+// Uses only the low 32 bits of a good hash, copied into the high half: the block
+// index and the probe bits then come from the same 32 bits (the "32-bit hash"
+// mistake), so keys in one block share their first probes.
+uint64_t HalfHash(std::string_view key) {
+  const uint64_t lo = HashBytes(key, HashKind::kXxh3, 0) & 0xffffffffULL;
+  return lo | (lo << 32);
+}
+
+// Fibonacci (multiplicative) hashing of the first 8 key bytes: for sequential
+// keys it spreads keys over blocks far more evenly than chance, so the measured
+// rate is BELOW the model's: the interval is two-sided and must catch that too.
+uint64_t MultiplicativeHash(std::string_view key) {
+  uint64_t x = 0;
+  for (size_t i = 0; i < key.size() && i < 8; ++i) x |= static_cast<uint64_t>(static_cast<unsigned char>(key[i])) << (8 * i);
+  return x * 0x9e3779b97f4a7c15ULL;  // floor(2^64 / phi), odd
+}
+
+// HalfHash bites where a probe takes the top bits of lo32 directly (probe 0 of
+// blocked512 and register64 is lo32 >> 23 resp. >> 26, nearly constant across a
+// block whose keys share the top bits of lo32). The zone layouts multiply lo32
+// by a salt first, which re-spreads a narrow lo32 range: at these sizes their
+// rates moved by only ~1.5%, inside the interval, so they are left to the
+// multiplicative control below.
+TEST(FprNegativeControl, HalfHashFails) {
+  for (Layout l : {Layout::kBlocked512, Layout::kRegister64}) {
+    const Point p = Grid(l)[0];
+    SCOPED_TRACE(Describe(p));
+    const Measurement good = Measure(p);
+    const Measurement bad = Measure(p, HalfHash);
+    EXPECT_TRUE(good.pass());
+    EXPECT_EQ(bad.false_negatives, 0u);  // still a Bloom filter: no false negatives
+    EXPECT_FALSE(bad.check.pass) << "measured " << bad.check.rate() << ", model " << bad.check.predicted;
+  }
+}
+
+TEST(FprNegativeControl, MultiplicativeHashOnSequentialKeysFails) {
+  for (Layout l : kAllLayouts) {
+    Point p = Grid(l)[0];
+    p.stream = KeyStream::kSequentialU64;
+    SCOPED_TRACE(Describe(p));
+    const Measurement bad = Measure(p, MultiplicativeHash);
+    EXPECT_EQ(bad.false_negatives, 0u);
+    EXPECT_FALSE(bad.check.pass) << "measured " << bad.check.rate() << ", model " << bad.check.predicted;
+  }
+}
+
+// ---- Solver round trips: the filter built for (n, p) measures at or below p -----
+
+TEST(FprSolver, ForKeysMeetsTarget) {
+  for (Layout l : kAllLayouts) {
+    for (double target : {0.1, 0.01}) {
+      constexpr uint64_t kKeys = 100'000;
+      Filter f = Filter::ForKeys(l, kKeys, target);
+      SCOPED_TRACE(std::string(LayoutName(l)) + " target " + std::to_string(target));
+      MeasureSpec spec;
+      spec.stream = KeyStream::kRandomU64;
+      spec.family = 7;
+      spec.inserts = kKeys;
+      spec.probes = ProbesForRelativeHalfWidth(target, kRelativeHalfWidth, kConfidence);
+      spec.confidence = kConfidence;
+      const Measurement m = MeasureFpr(f, spec);
+      EXPECT_EQ(m.false_negatives, 0u);
+      EXPECT_LE(m.check.predicted, target);
+      // At or below the target within the interval: the count does not exceed
+      // the upper acceptance bound of a rate-`target` filter.
+      EXPECT_LE(m.check.hits, BinomialAcceptance(m.check.trials, target, kConfidence).hi)
+          << "measured " << m.check.rate();
+      EXPECT_TRUE(m.check.pass) << "measured " << m.check.rate() << ", model " << m.check.predicted;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace blockbloom
