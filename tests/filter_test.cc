@@ -1,0 +1,236 @@
+// The public Filter API: parameter errors, batch == per-key on every layout and
+// key type, construction by (n, fpr), copies and unions, concurrent atomic
+// inserts, and the golden schema test that pins the bytes of every layout.
+#include <gtest/gtest.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/model.h"
+
+namespace blockbloom {
+namespace {
+
+std::vector<uint64_t> Keys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> v(n);
+  for (auto& x : v) x = rng();
+  return v;
+}
+
+// URL-like strings sharing long prefixes.
+std::vector<std::string> Urls(size_t n) {
+  std::vector<std::string> v;
+  for (size_t i = 0; i < n; ++i) v.push_back("https://example.com/a/long/shared/prefix/item?id=" + std::to_string(i * 7919));
+  return v;
+}
+
+uint32_t MidK(Layout l) {
+  for (uint32_t k = (LayoutMinK(l) + LayoutMaxK(l)) / 2; k <= LayoutMaxK(l); ++k) {
+    if (LayoutAcceptsK(l, k)) return k;
+  }
+  return LayoutMinK(l);
+}
+
+class EveryLayout : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
+  const Layout l = GetParam();
+  for (HashKind hash : {HashKind::kXxh3, HashKind::kXxh64}) {
+    const auto keys = Keys(5000, 1);
+    const auto urls = Urls(3000);
+    std::vector<std::string_view> views(urls.begin(), urls.end());
+    Filter batch = Filter::WithBits(l, 40000, MidK(l), hash, 17);
+    Filter single = Filter::WithBits(l, 40000, MidK(l), hash, 17);
+    batch.InsertBatch(keys);
+    batch.InsertBatch(views);
+    for (uint64_t k : keys) single.Insert(k);
+    for (const auto& u : urls) single.Insert(std::string_view(u));
+    ASSERT_TRUE(batch == single) << LayoutName(l) << " " << HashName(hash);
+    EXPECT_EQ(batch.inserted(), keys.size() + urls.size());
+
+    const auto probes = Keys(7000, 2);
+    std::vector<uint8_t> out(probes.size());
+    const size_t hits = batch.MayContainBatch(probes, out);
+    size_t expect = 0;
+    for (size_t i = 0; i < probes.size(); ++i) {
+      ASSERT_EQ(out[i] != 0, single.MayContain(probes[i]));
+      expect += out[i];
+    }
+    EXPECT_EQ(hits, expect);
+    // No false negatives, through every entry point.
+    std::vector<uint8_t> present(keys.size());
+    EXPECT_EQ(batch.MayContainBatch(keys, present), keys.size());
+    std::vector<uint8_t> present_urls(views.size());
+    EXPECT_EQ(batch.MayContainBatch(std::span<const std::string_view>(views), present_urls), views.size());
+    std::vector<uint64_t> hashes;
+    for (uint64_t k : keys) hashes.push_back(HashU64(k, hash, 17));
+    EXPECT_EQ(batch.MayContainHashBatch(hashes, present), keys.size());
+    for (uint64_t h : hashes) ASSERT_TRUE(batch.MayContainHash(h));
+  }
+}
+
+TEST_P(EveryLayout, IntegerKeyIsItsLittleEndianBytes) {
+  const Layout l = GetParam();
+  Filter a = Filter::WithBits(l, 8192, MidK(l));
+  Filter b = Filter::WithBits(l, 8192, MidK(l));
+  for (uint64_t k : Keys(500, 3)) {
+    a.Insert(k);
+    char le[8];
+    for (int i = 0; i < 8; ++i) le[i] = static_cast<char>(k >> (8 * i));
+    b.Insert(std::string_view(le, 8));
+  }
+  EXPECT_TRUE(a == b);
+}
+
+TEST_P(EveryLayout, ConcurrentAtomicInsertsLoseNothing) {
+  const Layout l = GetParam();
+  const auto keys = Keys(200000, 4);
+  Filter shared = Filter::WithBits(l, 2000000, MidK(l));
+  Filter serial = shared;
+  std::thread t1([&] { shared.InsertBatchAtomic(std::span<const uint64_t>(keys).first(keys.size() / 2)); });
+  std::thread t2([&] {
+    for (size_t i = keys.size() / 2; i < keys.size(); ++i) shared.InsertAtomic(keys[i]);
+  });
+  t1.join();
+  t2.join();
+  serial.InsertBatch(keys);
+  EXPECT_TRUE(shared == serial) << "atomic inserts from two threads must set exactly the serial bits";
+  EXPECT_EQ(shared.inserted(), keys.size());
+}
+
+TEST_P(EveryLayout, UnionIsTheFilterOfTheUnion) {
+  const Layout l = GetParam();
+  const auto a_keys = Keys(3000, 5), b_keys = Keys(3000, 6);
+  Filter a = Filter::WithBits(l, 60000, MidK(l)), b = a, both = a;
+  a.InsertBatch(a_keys);
+  b.InsertBatch(b_keys);
+  both.InsertBatch(a_keys);
+  both.InsertBatch(b_keys);
+  a.UnionWith(b);
+  EXPECT_TRUE(a == both);
+  Filter other_k = Filter::WithBits(l, 60000, LayoutMinK(l) == LayoutMaxK(l) ? MidK(l) : LayoutMinK(l));
+  Filter other_seed = Filter::WithBits(l, 60000, MidK(l), HashKind::kXxh3, 99);
+  std::string why;
+  EXPECT_FALSE(a.CompatibleWith(other_seed, &why));
+  EXPECT_NE(why.find("seed"), std::string::npos) << why;
+  EXPECT_THROW(a.UnionWith(other_seed), std::invalid_argument);
+  if (other_k.k() != a.k()) {
+    EXPECT_FALSE(a.CompatibleWith(other_k, &why));
+    EXPECT_NE(why.find("k differs"), std::string::npos) << why;
+  }
+}
+
+TEST_P(EveryLayout, CopyMoveAndClear) {
+  const Layout l = GetParam();
+  Filter a = Filter::WithBits(l, 1 << 22, MidK(l));  // 512 KiB: heap
+  Filter big = Filter::WithBits(l, uint64_t{1} << 25, MidK(l));  // 4 MiB: huge-page mapping
+  for (Filter* f : {&a, &big}) {
+    f->InsertBatch(Keys(1000, 7));
+    Filter copy = *f;
+    EXPECT_TRUE(copy == *f);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(copy.data()) % 64, 0u);
+    Filter moved = std::move(copy);
+    EXPECT_TRUE(moved == *f);
+    moved.Clear();
+    EXPECT_EQ(moved.PopCount(), 0u);
+    EXPECT_EQ(moved.inserted(), 0u);
+    EXPECT_GT(f->PopCount(), 0u);
+  }
+}
+
+TEST_P(EveryLayout, ForKeysMeetsTheModel) {
+  const Layout l = GetParam();
+  Filter f = Filter::ForKeys(l, 100000, 0.01);
+  EXPECT_LE(PredictFpr(l, f.num_blocks(), f.k(), 100000), 0.01);
+  EXPECT_GT(PredictFpr(l, f.num_blocks() - 1, f.k(), 100000) , 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, EveryLayout, ::testing::ValuesIn(kAllLayouts),
+                         [](const auto& p) { return std::string(LayoutName(p.param)); });
+
+// ---- Errors name the parameter, the value and the range ---------------------
+std::string Message(auto&& fn) {
+  try {
+    fn();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+TEST(FilterErrors, NameParameterValueAndRange) {
+  EXPECT_EQ(Message([] { Filter::WithBits(Layout::kBlocked512, 1024, 17); }),
+            "blockbloom: k = 17 is out of range for layout blocked512: expected 1..16");
+  EXPECT_EQ(Message([] { Filter::WithBits(Layout::kSectorized512, 1024, 3); }),
+            "blockbloom: k = 3 is out of range for layout sectorized512: expected 1, 2, 4, 8 or 16");
+  EXPECT_EQ(Message([] { Filter::WithBits(Layout::kSplit256, 1024, 7); }),
+            "blockbloom: k = 7 is out of range for layout split256: expected 8..8");
+  EXPECT_EQ(Message([] { Filter::WithBits(Layout::kRegister64, 0, 3); }),
+            "blockbloom: bits = 0 is out of range: expected at least 1");
+  EXPECT_EQ(Message([] { Filter::WithBytes(Layout::kClassic, 0, 3); }),
+            "blockbloom: bytes = 0 is out of range: expected at least 1");
+  EXPECT_NE(Message([] { Filter::WithBits(Layout::kBlocked512, uint64_t{1} << 60, 6); }).find("bits = "),
+            std::string::npos);
+  EXPECT_NE(Message([] { Filter(Layout::kBlocked512, 0, 6); }).find("number of blocks = 0 is out of range"),
+            std::string::npos);
+  EXPECT_NE(Message([] { Filter::ForKeys(Layout::kBlocked512, 0, 0.01); }).find("expected keys = 0"),
+            std::string::npos);
+  for (double bad : {0.0, 1.0, -0.5, 2.0}) {
+    EXPECT_NE(Message([&] { Filter::ForKeys(Layout::kBlocked512, 100, bad); }).find("false-positive rate"),
+              std::string::npos)
+        << bad;
+  }
+  Filter f = Filter::WithBits(Layout::kBlocked512, 4096, 6);
+  std::vector<uint64_t> keys(10);
+  std::vector<uint8_t> out(9);
+  EXPECT_NE(Message([&] { f.MayContainBatch(keys, out); }).find("out.size() = 9 is too small"), std::string::npos);
+}
+
+// ---- Golden schema ---------------------------------------------------------------
+// Pins the bytes of one filter per layout built from fixed keys. If this fails,
+// the bit layout changed: every filter ever saved would answer wrongly. Only
+// change it on purpose: bump the file format version (engine/include/blockbloom/
+// format.h), then paste the new values printed by the failure here.
+TEST(GoldenSchema, FilterBytesArePinned) {
+  struct Golden {
+    Layout layout;
+    uint32_t k;
+    uint64_t payload_xxh3;
+  };
+  const Golden golden[] = {
+      {Layout::kBlocked512, 6, 0x95a8a904b1ea5a0c},
+      {Layout::kBlocked512, 16, 0xc8847d17f8996a81},
+      {Layout::kSplit256, 8, 0x8630db15aaa72615},
+      {Layout::kSectorized512, 8, 0x0a4c7d09a0961fdd},
+      {Layout::kSectorized512, 2, 0xe77df44ac1aa5ed1},
+      {Layout::kRegister64, 5, 0xe0622d79387429b8},
+      {Layout::kClassic, 7, 0xdd9f0b9533d7de95},
+  };
+  std::string fresh;
+  bool ok = true;
+  for (const Golden& g : golden) {
+    Filter f = Filter::WithBits(g.layout, 1 << 14, g.k, HashKind::kXxh3, 0x5eed);
+    for (uint64_t i = 0; i < 1000; ++i) f.Insert(i);
+    for (uint64_t i = 0; i < 200; ++i) f.Insert(std::string_view("key-" + std::to_string(i)));
+    const uint64_t got = XXH3_64bits(f.data(), f.byte_size());
+    char line[160];
+    std::string name(LayoutName(g.layout));
+    name[0] = static_cast<char>(name[0] - 'a' + 'A');  // blocked512 -> kBlocked512
+    std::snprintf(line, sizeof line, "      {Layout::k%s, %u, 0x%016llx},\n", name.c_str(),
+                  g.k, static_cast<unsigned long long>(got));
+    fresh += line;
+    ok &= got == g.payload_xxh3;
+  }
+  EXPECT_TRUE(ok) << "the bit layout changed. If on purpose, bump kFormatVersion and paste:\n" << fresh;
+}
+
+}  // namespace
+}  // namespace blockbloom
