@@ -1,5 +1,7 @@
 #include "blockbloom/measure.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <span>
 #include <stdexcept>
@@ -150,6 +152,14 @@ std::optional<KeyStream> ParseKeyStream(std::string_view name) {
     if (KeyStreamName(s) == name) return s;
   }
   return std::nullopt;
+}
+
+uint64_t SuggestedReplicas(uint64_t bits, uint32_t k, double rate, uint64_t probes) {
+  // The share of the binomial variance the scatter may add (see the header).
+  constexpr double kScatterBudget = 0.1;
+  if (!(rate > 0.0) || bits == 0 || k == 0) return 1;
+  const double per_filter = std::max(1.0, kScatterBudget * static_cast<double>(bits) / (rate * k * k));
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(static_cast<double>(probes) / per_filter)));
 }
 
 Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec) {

@@ -64,6 +64,11 @@ struct Measurement {
   bool pass() const { return false_negatives == 0 && check.pass; }
 };
 
+// Replicas that keep the realized-rate scatter within a tenth of the binomial
+// variance: one filter of m bits has var(rate) ~ rate^2 k^2 / m (half full), so
+// probes-per-filter P needs P rate k^2 / m <= 0.1; returns ceil(probes / P_max).
+uint64_t SuggestedReplicas(uint64_t bits, uint32_t k, double rate, uint64_t probes);
+
 // Measures as above, once per replica (clearing `filter` before each), probes
 // split evenly, counts summed. Throws std::invalid_argument naming the field
 // for fractions out of range, replicas = 0 or probes < replicas.
