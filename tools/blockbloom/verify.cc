@@ -1,6 +1,195 @@
-// Placeholder until its issue lands; replaced wholesale.
-#include <stdexcept>
+// `blockbloom verify`: builds real filters over a grid and holds each measured
+// false-positive rate against the exact model.
+//
+//   verify [--layout L[,L...]] [--keys N] [--probes N] [--bits-per-key LIST]
+//          [--streams LIST] [--confidence C] [--format text|csv]
+//
+// Grid (defaults): every layout; bits per key 4, 8, ..., 24; k = the model's
+// best k for that size and its neighbours; n = 10^3, 10^5, 10^7 (or --keys);
+// integer (random) and string (urls) keys. Each point inserts n keys into the
+// filter and an ExactSet, probes absent keys (sized for a 10% half-width at
+// 99.9%, between 10^5 and 2 x 10^7, or --probes), and counts false positives
+// against the ExactSet (measure.h). Small filters spread the probes over
+// independent replicas (SuggestedReplicas).
+//
+// Each point prints measured, predicted, the model's binomial acceptance
+// interval at --confidence (default 99.9%) and PASS/FAIL. With M points, about
+// M (1 - confidence) fail by chance, so the exit status is decided at the
+// Bonferroni level 1 - (1 - confidence) / M: 0 if every point is inside that
+// wider interval, 1 otherwise. Progress goes to stderr.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/layout.h"
+#include "blockbloom/measure.h"
+#include "blockbloom/model.h"
+#include "blockbloom/stats.h"
+#include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
+
 namespace blockbloom::cli {
-int Verify(int, char**) { throw std::runtime_error("not built yet"); }
+namespace {
+
+struct GridPoint {
+  Layout layout;
+  uint64_t n;
+  double bits_per_key;
+  uint32_t k;
+  KeyStream stream;
+};
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+uint64_t BlocksFor(Layout l, uint64_t n, double bits_per_key) {
+  const double blocks = bits_per_key * static_cast<double>(n) / LayoutBlockBits(l);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(blocks + 0.5));
+}
+
+// Probes for a 10% half-width at 99.9%, within [10^5, 2 x 10^7].
+constexpr double kDefaultRelativeHalfWidth = 0.1;
+constexpr double kProbeSizingConfidence = 0.999;
+constexpr uint64_t kMinProbes = 100'000;
+constexpr uint64_t kMaxProbes = 20'000'000;
+// Key families: each point gets 2^14 of them for its replicas; MeasureFpr takes
+// families below 2^24, so up to 1024 points.
+constexpr unsigned kFamilyBitsPerPoint = 14;
+constexpr uint64_t kMaxReplicas = (uint64_t{1} << kFamilyBitsPerPoint) - 1;
+constexpr size_t kMaxPoints = size_t{1} << (24 - kFamilyBitsPerPoint);
+
+}  // namespace
+
+int Verify(int argc, char** argv) {
+  Args args(argc, argv, {"layout", "keys", "probes", "bits-per-key", "streams", "confidence", "format"});
+  args.ExpectPositionals(0, 0, "no positional arguments");
+
+  std::vector<Layout> layouts;
+  for (const std::string& name : SplitList(args.GetOr("layout", ""))) {
+    const auto l = ParseLayout(name);
+    if (!l) throw UsageError("--layout = '" + name + "' is not a layout name");
+    layouts.push_back(*l);
+  }
+  if (layouts.empty()) layouts.assign(std::begin(kAllLayouts), std::end(kAllLayouts));
+
+  std::vector<uint64_t> ns = {1'000, 100'000, 10'000'000};
+  if (args.Has("keys")) ns = {args.U64("keys", 0, 1, uint64_t{1} << 32)};
+  const std::optional<uint64_t> fixed_probes = args.OptU64("probes", 1, uint64_t{1} << 36);
+
+  std::vector<double> bpks;
+  for (const std::string& b : SplitList(args.GetOr("bits-per-key", "4,8,12,16,20,24"))) {
+    const double v = ParseDouble(b, "bits-per-key");
+    if (!(v >= 1 && v <= 1000)) throw UsageError("--bits-per-key = " + b + " is out of range: expected 1..1000");
+    bpks.push_back(v);
+  }
+  if (bpks.empty()) throw UsageError("--bits-per-key is empty: expected a comma-separated list such as 4,8,16");
+
+  std::vector<KeyStream> streams;
+  for (const std::string& s : SplitList(args.GetOr("streams", "random,urls"))) {
+    const auto ks = ParseKeyStream(s);
+    if (!ks) throw UsageError("--streams = '" + s + "' is not a key stream (expected random, sequential or urls)");
+    streams.push_back(*ks);
+  }
+  if (streams.empty()) throw UsageError("--streams is empty: expected a comma-separated list such as random,urls");
+
+  const double confidence = args.Double("confidence", 0.999);
+  if (!(confidence > 0.5 && confidence < 1.0))
+    throw UsageError("--confidence = " + args.GetOr("confidence", "") + " is out of range: expected 0.5 < C < 1");
+  const std::string format = args.GetOr("format", "text");
+  if (format != "text" && format != "csv") throw UsageError("--format = '" + format + "' is not one of: text, csv");
+
+  // The grid: k = the best k at that size, and its accepted neighbours.
+  std::vector<GridPoint> grid;
+  for (Layout l : layouts) {
+    for (uint64_t n : ns) {
+      for (double bpk : bpks) {
+        const uint32_t best = SolveForSize(l, BlocksFor(l, n, bpk), n).k;
+        for (uint32_t k : {best - 1, best, best + 1}) {
+          if (k == 0 || !LayoutAcceptsK(l, k)) continue;
+          for (KeyStream s : streams) grid.push_back({l, n, bpk, k, s});
+        }
+      }
+    }
+  }
+  if (grid.size() > kMaxPoints)
+    throw UsageError("the grid has " + std::to_string(grid.size()) + " points: expected at most " +
+                     std::to_string(kMaxPoints) + " (narrow --layout, --bits-per-key or --streams)");
+  // The family-wise level that decides the exit status (Bonferroni).
+  const double family_confidence = 1.0 - (1.0 - confidence) / static_cast<double>(grid.size());
+
+  const bool csv = format == "csv";
+  if (csv) {
+    std::printf("layout,keys,n,bits_per_key,k,replicas,probes,false_positives,measured,predicted,accept_lo,accept_hi,pass\n");
+  } else {
+    std::printf("blockbloom verify: %zu points, target %s, %.4g%% acceptance intervals of the exact model\n", grid.size(),
+                std::string(ActiveTarget()).c_str(), confidence * 100);
+    std::printf("%-13s %-10s %9s %6s %3s %10s %11s %11s %25s %s\n", "layout", "keys", "n", "bits/k", "k", "probes",
+                "measured", "predicted", "accepted range", "result");
+  }
+  size_t failed = 0, failed_family = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < grid.size(); ++i) {
+    const GridPoint& g = grid[i];
+    Filter filter(g.layout, BlocksFor(g.layout, g.n, g.bits_per_key), g.k);
+    const double predicted = PredictFpr(g.layout, filter.num_blocks(), g.k, g.n);
+    MeasureSpec spec;
+    spec.stream = g.stream;
+    spec.family = i << kFamilyBitsPerPoint;  // disjoint key families per point (replicas use family + r)
+    spec.inserts = g.n;
+    spec.probes = fixed_probes ? *fixed_probes
+                               : std::clamp<uint64_t>(ProbesForRelativeHalfWidth(predicted, kDefaultRelativeHalfWidth,
+                                                                                 kProbeSizingConfidence),
+                                                      kMinProbes, kMaxProbes);
+    spec.replicas = std::min<uint64_t>({SuggestedReplicas(filter.bit_count(), g.k, predicted, spec.probes), spec.probes,
+                                        kMaxReplicas});
+    spec.confidence = confidence;
+    std::fprintf(stderr, "verify: [%zu/%zu] %s %s n=%llu %.0f bits/key k=%u (%llu probes over %llu filters)  %.0fs\n",
+                 i + 1, grid.size(), std::string(LayoutName(g.layout)).c_str(), std::string(KeyStreamName(g.stream)).c_str(),
+                 static_cast<unsigned long long>(g.n), g.bits_per_key, g.k, static_cast<unsigned long long>(spec.probes),
+                 static_cast<unsigned long long>(spec.replicas),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const Measurement m = MeasureFpr(filter, spec);
+    const FprCheck& c = m.check;
+    const CountInterval wide = BinomialAcceptance(c.trials, c.predicted, family_confidence);
+    const bool pass = m.pass();
+    const bool pass_family = m.false_negatives == 0 && c.hits >= wide.lo && c.hits <= wide.hi;
+    failed += !pass;
+    failed_family += !pass_family;
+    const double lo = static_cast<double>(c.accept.lo) / static_cast<double>(c.trials);
+    const double hi = static_cast<double>(c.accept.hi) / static_cast<double>(c.trials);
+    const char* verdict = pass ? "PASS" : pass_family ? "FAIL (within the family-wise interval)" : "FAIL";
+    if (m.false_negatives) verdict = "FAIL (false negatives)";
+    if (csv) {
+      std::printf("%s,%s,%llu,%g,%u,%llu,%llu,%llu,%.6g,%.6g,%.6g,%.6g,%d\n", std::string(LayoutName(g.layout)).c_str(),
+                  std::string(KeyStreamName(g.stream)).c_str(), static_cast<unsigned long long>(g.n), g.bits_per_key, g.k,
+                  static_cast<unsigned long long>(spec.replicas), static_cast<unsigned long long>(c.trials),
+                  static_cast<unsigned long long>(c.hits), c.rate(), c.predicted, lo, hi, pass ? 1 : 0);
+    } else {
+      std::printf("%-13s %-10s %9llu %6g %3u %10llu %10.4g%% %10.4g%% [%10.4g%%, %10.4g%%] %s\n",
+                  std::string(LayoutName(g.layout)).c_str(), std::string(KeyStreamName(g.stream)).c_str(),
+                  static_cast<unsigned long long>(g.n), g.bits_per_key, g.k, static_cast<unsigned long long>(c.trials),
+                  c.rate() * 100, c.predicted * 100, lo * 100, hi * 100, verdict);
+    }
+    std::fflush(stdout);
+  }
+  const double expected_chance = static_cast<double>(grid.size()) * (1.0 - confidence);
+  std::fprintf(stderr,
+               "verify: %zu of %zu points inside the %.4g%% interval (%.2g expected outside by chance); %zu outside the "
+               "family-wise %.6g%% interval\n",
+               grid.size() - failed, grid.size(), confidence * 100, expected_chance, failed_family, family_confidence * 100);
+  return failed_family == 0 ? 0 : 1;
+}
+
 }  // namespace blockbloom::cli
