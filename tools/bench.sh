@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The one benchmark command: installs what it needs, builds blockbloom_bench,
+# runs it, and turns its JSON into a Markdown report and PNG plots.
+#
+#   tools/bench.sh [--quick|--full] [--out DIR] [--build DIR] [-- BENCHMARK_FLAGS...]
+#
+#   (default)  the issue's matrix at 10 bits/key from 32 KiB to 1 GiB, 8 and 16 bits/key
+#              up to 256 MiB, URL keys up to 10M keys: ~10-15 min, peak memory ~2 GiB
+#   --quick    the speed-target points (1M, 10M, 100M keys): a few minutes
+#   --full     every layout x size x bits/key x key type x op x mode x target x threads: hours
+#   --out DIR  where results.json, bench.log, report.md and the PNGs go (default bench/results)
+#   --build D  build directory (default build/bench)
+# Anything after -- goes to the benchmark binary, e.g. -- --benchmark_filter=blocked512
+# Benchmarks are not part of tools/test.sh; they need a quiet machine to mean much.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+preset=default out="$root/bench/results" build="$root/build/bench"
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) preset=quick ;;
+    --full) preset=full ;;
+    --out) out=$2; shift ;;
+    --build) build=$2; shift ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "bench.sh: unknown option '$1' (expected --quick, --full, --out DIR, --build DIR, -- FLAGS)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+"$root/tools/install-deps.sh" build report
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target blockbloom_bench
+mkdir -p "$out"
+echo "bench.sh: preset $preset -> $out (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+"$build/bench/blockbloom_bench" --bb_preset="$preset" \
+  --benchmark_out="$out/results.json" --benchmark_out_format=json "${extra[@]}" 2>&1 | tee "$out/bench.log"
+# Debian's python3 (with python3-matplotlib), whatever python3 comes first on PATH.
+/usr/bin/python3 "$root/tools/report.py" "$out/results.json" "$out"
