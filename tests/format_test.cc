@@ -165,6 +165,21 @@ TEST(Format, ViewIsMovable) {
   EXPECT_TRUE(c.MayContain(uint64_t{1}));
 }
 
+// Replacing a file under an open view (the way a service ships a new filter)
+// leaves the view on the old, complete file: rename swaps the name, not the inode.
+TEST(Format, ViewKeepsTheOldFilterWhenTheFileIsReplaced) {
+  TempDir dir;
+  const Filter old_f = MakeFilter(Layout::kBlocked512, 16, HashKind::kXxh3, 1, 500);
+  const Filter new_f = MakeFilter(Layout::kClassic, 3001, HashKind::kXxh64, 2, 10);
+  SaveFilter(old_f, dir / "live.bbf");
+  const FilterView v = FilterView::Open(dir / "live.bbf");
+  SaveFilter(new_f, dir / "live.bbf");
+  EXPECT_EQ(v.layout(), Layout::kBlocked512);
+  EXPECT_EQ(std::memcmp(v.data(), old_f.data(), old_f.byte_size()), 0);
+  ExpectSameAnswers(old_f, v);
+  EXPECT_TRUE(LoadFilter(dir / "live.bbf") == new_f);
+}
+
 // ---- Atomic save ------------------------------------------------------------------
 
 std::vector<std::string> Listing(const fs::path& dir) {

@@ -79,7 +79,9 @@ struct FilterHeader {
 // ---- Whole files ------------------------------------------------------------
 // Writes `filter` to `path` atomically: the bytes go to a temporary file in the
 // same directory, which is fsynced and renamed over `path` (then the directory
-// is fsynced). A crash or error never leaves a partial file under `path`.
+// is fsynced). A crash or error never leaves a partial file under `path`, and a
+// FilterView open on the old file keeps answering from it (rename replaces
+// the name, not the mapped inode).
 // Throws std::runtime_error naming the path and the failing step.
 void SaveFilter(const Filter& filter, const std::string& path);
 
