@@ -148,6 +148,24 @@ TEST_F(Cli, BuildSizingModes) {
   ExpectFailure("build --layout blocked512 --bytes 64 --keys keys.txt", "-o is required", "");
 }
 
+// The progress bar: only for a large input (2^22 keys and more) and only when
+// stderr is a terminal; util-linux `script` provides one.
+TEST_F(Cli, ProgressBarOnlyOnATerminalForLargeInputs) {
+  std::string keys;
+  for (int i = 0; i < (1 << 22); ++i) keys += "x\n";  // duplicates: cheap to insert, still counted
+  Write("large.txt", keys);
+  Result r = Run("build --layout register64 --bytes 4096 --keys large.txt -o a.bbf");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "no progress bar when stderr is not a terminal";
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "util-linux script not installed";
+  const std::string cmd = "cd '" + dir_.string() + "' && script -qec \"'" + BLOCKBLOOM_CLI +
+                          "' build --layout register64 --bytes 4096 --keys large.txt -o b.bbf\" /dev/null >tty.out";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string tty = Read("tty.out");
+  EXPECT_NE(tty.find("100% 4194304/4194304 keys"), std::string::npos) << tty.substr(0, 300);
+  EXPECT_EQ(Read("a.bbf"), Read("b.bbf"));
+}
+
 TEST_F(Cli, BinaryRecordsOfFixedWidth) {
   std::string records;
   std::vector<uint64_t> keys;
