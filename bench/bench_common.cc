@@ -234,6 +234,14 @@ void FinishRow(benchmark::State& st, uint64_t keys, uint64_t hits, const RowSpec
   }
 }
 
+void RegisterRow(const RowSpec& row, RowFn u64, RowFn url) {
+  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row, u64, url](benchmark::State& st) {
+    (row.keys == KeyType::kU64 ? u64 : url)(st, row);
+  });
+  b->UseRealTime();
+  if (row.threads > 1) b->Threads(row.threads);
+}
+
 void PinFor(const std::string& target) {
   if (target == "any" || target == "c" || target == "reference") return;
   PinTarget(target);

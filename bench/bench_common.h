@@ -16,6 +16,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -179,14 +180,30 @@ class OneSlot {
 
 // ---- Helpers -------------------------------------------------------------------------
 
-// The half-open slice [begin, end) of a pool of `size` keys that thread t of T walks.
-struct Slice {
-  size_t begin, end;
+// Walks thread t's slice [size t/T, size (t+1)/T) of a pool in chunks of at most
+// kIterKeys keys, wrapping around at the slice's end, and counts the keys handed out.
+class PoolWalker {
+ public:
+  PoolWalker(size_t size, const benchmark::State& st)
+      : begin_(size * static_cast<size_t>(st.thread_index()) / static_cast<size_t>(st.threads())),
+        end_(size * static_cast<size_t>(st.thread_index() + 1) / static_cast<size_t>(st.threads())),
+        cur_(begin_) {}
+  struct Chunk {
+    size_t begin, len;
+  };
+  Chunk Next() {
+    const Chunk c{cur_, std::min(kIterKeys, end_ - cur_)};
+    cur_ += c.len;
+    if (cur_ == end_) cur_ = begin_;
+    keys_ += c.len;
+    return c;
+  }
+  uint64_t keys() const { return keys_; }
+
+ private:
+  size_t begin_, end_, cur_;
+  uint64_t keys_ = 0;
 };
-inline Slice ThreadSlice(size_t size, int t, int threads) {
-  return {size * static_cast<size_t>(t) / static_cast<size_t>(threads),
-          size * static_cast<size_t>(t + 1) / static_cast<size_t>(threads)};
-}
 
 // Sets the common counters: items processed, and for absent queries the measured
 // false-positive rate (hits / probes) beside the model's.
@@ -195,6 +212,11 @@ void FinishRow(benchmark::State& st, uint64_t keys, uint64_t hits, const RowSpec
 // Pins `target` (a Highway target name) for the row; a no-op for "any", "c",
 // "reference" and "auto".
 void PinFor(const std::string& target);
+
+// Registers `row` with Google Benchmark (real time, row.threads threads), running
+// u64(st, row) or url(st, row) by the row's key type.
+using RowFn = void (*)(benchmark::State&, const RowSpec&);
+void RegisterRow(const RowSpec& row, RowFn u64, RowFn url);
 
 // Registration entry points, one per suite file.
 void RegisterFilterRow(const RowSpec& row);

@@ -83,20 +83,16 @@ void FilterRow(benchmark::State& st, const RowSpec& row) {
   const auto ctx = GetFilter(layout, row.bpk, n, row.keys);
   PinFor(row.target);
   const std::vector<Key>& pool = PoolFor<Key>(*pools, row.op);
-  const Slice s = ThreadSlice(pool.size(), st.thread_index(), st.threads());
+  PoolWalker walk(pool.size(), st);
   std::vector<uint8_t> out(kIterKeys);
-  size_t cur = s.begin;
-  uint64_t keys = 0, hits = 0;
+  uint64_t hits = 0;
   for (auto _ : st) {
-    const size_t len = std::min(kIterKeys, s.end - cur);
-    hits += RunChunk<Key>(row, *ctx->filter, std::span<const Key>(pool.data() + cur, len), out);
+    const PoolWalker::Chunk c = walk.Next();
+    hits += RunChunk<Key>(row, *ctx->filter, std::span<const Key>(pool.data() + c.begin, c.len), out);
     benchmark::DoNotOptimize(hits);
     benchmark::ClobberMemory();
-    keys += len;
-    cur += len;
-    if (cur == s.end) cur = s.begin;
   }
-  FinishRow(st, keys, hits, row, ctx->model_fpr);
+  FinishRow(st, walk.keys(), hits, row, ctx->model_fpr);
   st.counters["k"] = benchmark::Counter(ctx->filter->k(), benchmark::Counter::kAvgThreads);
   st.counters["bytes"] = benchmark::Counter(static_cast<double>(ctx->filter->byte_size()), benchmark::Counter::kAvgThreads);
 }
@@ -104,15 +100,7 @@ void FilterRow(benchmark::State& st, const RowSpec& row) {
 }  // namespace
 
 void RegisterFilterRow(const RowSpec& row) {
-  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row](benchmark::State& st) {
-    if (row.keys == KeyType::kU64) {
-      FilterRow<uint64_t>(st, row);
-    } else {
-      FilterRow<std::string_view>(st, row);
-    }
-  });
-  b->UseRealTime();
-  if (row.threads > 1) b->Threads(row.threads);
+  RegisterRow(row, &FilterRow<uint64_t>, &FilterRow<std::string_view>);
 }
 
 }  // namespace blockbloom::bench

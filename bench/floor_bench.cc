@@ -116,13 +116,13 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
   const Buf b{buf->data(), bytes / kLine};
   const bool prefetch = bytes >= kPrefetchMinBytes;
   const std::vector<Key>& pool = AbsentPool<Key>(*pools);
-  const Slice s = ThreadSlice(pool.size(), st.thread_index(), st.threads());
+  PoolWalker walk(pool.size(), st);
   std::vector<uint64_t> hbuf(kIterKeys);
-  size_t cur = s.begin;
-  uint64_t keys = 0, hits = 0;
+  uint64_t hits = 0;
   for (auto _ : st) {
-    const size_t len = std::min(kIterKeys, s.end - cur);
-    const Key* k = pool.data() + cur;
+    const PoolWalker::Chunk c = walk.Next();
+    const Key* k = pool.data() + c.begin;
+    const size_t len = c.len;
     switch (row.op) {
       case Op::kFloorRead: hits += FloorRun<LineOp::kRead>(b, k, len, prefetch); break;
       case Op::kFloorRmw:
@@ -139,26 +139,15 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
     }
     benchmark::DoNotOptimize(hits);
     benchmark::ClobberMemory();
-    keys += len;
-    cur += len;
-    if (cur == s.end) cur = s.begin;
   }
-  FinishRow(st, keys, hits, row, 0);
+  FinishRow(st, walk.keys(), hits, row, 0);
   st.counters["bytes"] = benchmark::Counter(static_cast<double>(bytes), benchmark::Counter::kAvgThreads);
 }
 
 }  // namespace
 
 void RegisterFloorRow(const RowSpec& row) {
-  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row](benchmark::State& st) {
-    if (row.keys == KeyType::kU64) {
-      FloorRow<uint64_t>(st, row);
-    } else {
-      FloorRow<std::string_view>(st, row);
-    }
-  });
-  b->UseRealTime();
-  if (row.threads > 1) b->Threads(row.threads);
+  RegisterRow(row, &FloorRow<uint64_t>, &FloorRow<std::string_view>);
 }
 
 }  // namespace blockbloom::bench

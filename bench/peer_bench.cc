@@ -70,7 +70,7 @@ void PeerRow(benchmark::State& st, const RowSpec& row) {
            : row.op == Op::kQueryMix  ? &pools->mix_s.views
                                       : &pools->present_s.views;
   }
-  const Slice s = ThreadSlice(pool->size(), st.thread_index(), st.threads());
+  PoolWalker walk(pool->size(), st);
   auto bytes = [](const Key& k) -> std::pair<const void*, int> {
     if constexpr (std::is_same_v<Key, uint64_t>) {
       return {&k, static_cast<int>(sizeof k)};
@@ -78,11 +78,10 @@ void PeerRow(benchmark::State& st, const RowSpec& row) {
       return {k.data(), static_cast<int>(k.size())};
     }
   };
-  size_t cur = s.begin;
-  uint64_t keys = 0, hits = 0;
+  uint64_t hits = 0;
   for (auto _ : st) {
-    const size_t len = std::min(kIterKeys, s.end - cur);
-    for (size_t i = cur; i < cur + len; ++i) {
+    const PoolWalker::Chunk c = walk.Next();
+    for (size_t i = c.begin; i < c.begin + c.len; ++i) {
       const auto [p, l] = bytes((*pool)[i]);
       if (row.op == Op::kInsert) {
         bloom_add(&peer->b, p, l);  // re-inserts a present key: same work as a new one
@@ -91,11 +90,8 @@ void PeerRow(benchmark::State& st, const RowSpec& row) {
       }
     }
     benchmark::DoNotOptimize(hits);
-    keys += len;
-    cur += len;
-    if (cur == s.end) cur = s.begin;
   }
-  FinishRow(st, keys, hits, row, peer->model_fpr);
+  FinishRow(st, walk.keys(), hits, row, peer->model_fpr);
   st.counters["k"] = benchmark::Counter(peer->b.hashes, benchmark::Counter::kAvgThreads);
   st.counters["bytes"] = benchmark::Counter(peer->b.bytes, benchmark::Counter::kAvgThreads);
 }
@@ -107,15 +103,7 @@ bool PeerFits(uint32_t bpk, uint64_t n) { return n * bpk < (uint64_t{1} << 31) &
 
 void RegisterPeerRow(const RowSpec& row) {
   if (!PeerFits(row.bpk, row.size.KeysAt(row.bpk))) return;
-  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row](benchmark::State& st) {
-    if (row.keys == KeyType::kU64) {
-      PeerRow<uint64_t>(st, row);
-    } else {
-      PeerRow<std::string_view>(st, row);
-    }
-  });
-  b->UseRealTime();
-  if (row.threads > 1) b->Threads(row.threads);
+  RegisterRow(row, &PeerRow<uint64_t>, &PeerRow<std::string_view>);
 }
 
 }  // namespace blockbloom::bench

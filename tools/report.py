@@ -103,6 +103,8 @@ class Results:
         self.best_target = (self.ctx.get("targets_supported") or "auto").split()[0]
 
     def get(self, op, layout, bpk, size, keys="u64", mode="batch", target=None, threads=1):
+        if layout == "libbloom":
+            mode = "perkey"  # its only API
         if target is None:
             target = {"floor": "auto", "hash": "auto", "libbloom": "c"}.get(layout, self.best_target)
             if mode == "perkey" and layout != "libbloom":
@@ -296,6 +298,23 @@ def threads_table(res):
     return lines + [""] if n else []
 
 
+def compact_table(res, bpk=10, keys="u64"):
+    """The README's table: best target, batched, every layout x size, with floor and peer ratios."""
+    lines = [f"| layout | size | k | insert | query present | query absent | x floor (q / ins) | fpr measured / model "
+             f"| libbloom x |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for lay in LAYOUTS:
+        for size in res.sizes(bpk, keys):
+            ins, qp, qa = (res.get(op, lay, bpk, size, keys) for op in ("insert", "query_present", "query_absent"))
+            if not qa:
+                continue
+            fr, fw = res.get("floor_read", "floor", bpk, size, keys), res.get("floor_rmw", "floor", bpk, size, keys)
+            lb = res.get("query_absent", "libbloom", bpk, size, keys)
+            lines.append(f"| {lay} | {size} | {qa.k:.0f} | {fmt(ins.ns if ins else None)} | {fmt(qp.ns if qp else None)} | "
+                         f"{fmt(qa.ns)} | {fmt(ratio(qa, fr))} / {fmt(ratio(ins, fw))} | {pct(qa.fpr)} / {pct(qa.fpr_model)} | "
+                         f"{f'{lb.ns / qa.ns:.1f}' if lb else '-'} |")
+    return lines
+
+
 # ---- Plots ---------------------------------------------------------------------------
 
 
@@ -407,6 +426,11 @@ def main(argv):
         md += main_table(res, bpk, "url", f"URL keys, {bpk} bits/key")
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    # The README's excerpt: the machine, the targets, the compact table.
+    summary = md[2:7] + ["", "Speed targets:", ""] + target_lines(res) + ["", f"uint64 keys, 10 bits/key, batched, "
+               f"{res.best_target}, 1 thread, ns/key:", ""] + compact_table(res)
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("\n".join(summary) + "\n")
     print(f"report.py: wrote {out}/report.md and {len(plots)} plots from {len(res.rows)} rows")
 
 
