@@ -1,6 +1,6 @@
 // The bit layouts, in plain C++: constants, ranges and the per-key arithmetic
 // that the scalar reference and every SIMD target share. Changing anything
-// here changes the filter format (bump kFormatVersion in engine/format.h and
+// here changes the filter format (bump kFormatVersion in engine/include/blockbloom/format.h and
 // regenerate the golden schema test).
 #ifndef BLOCKBLOOM_KERNELS_LAYOUT_H_
 #define BLOCKBLOOM_KERNELS_LAYOUT_H_

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "blockbloom/model.h"
+#include "engine/src/batch.h"
 #include "engine/src/hash.h"
 #include "kernels/kernels.h"
 #include "kernels/layout.h"
@@ -24,11 +25,6 @@ namespace {
 // to transparent huge pages: at DRAM sizes a 4 KiB page walk per probe would
 // cost as much as the probe's own cache miss.
 constexpr uint64_t kHugePage = uint64_t{2} << 20;
-
-// Keys hashed per chunk on the scalar hashing paths (strings, XXH64): 8 KiB
-// of hashes, L1-resident, and long enough that the kernel's look-ahead
-// restarts only once per 1024 keys.
-constexpr size_t kHashChunk = 1024;
 
 kernels::FilterRef Ref(Layout layout, uint64_t num_blocks, uint32_t k, const uint8_t* bits) {
   return {const_cast<uint8_t*>(bits), num_blocks, k, static_cast<kernels::LayoutId>(layout)};
@@ -53,23 +49,6 @@ void CheckBlocks(Layout layout, uint64_t num_blocks) {
   const char* what = layout == Layout::kClassic ? "bits" : "blocks";
   Invalid(std::string("number of ") + what + " = " + std::to_string(num_blocks) + " is out of range for layout " +
           std::string(LayoutName(layout)) + ": expected 1.." + std::to_string(MaxBlocks(layout)));
-}
-
-// Hashes a span of keys in chunks into an L1 buffer and hands each chunk to fn.
-template <typename Key, typename Fn>
-void ForEachHashChunk(std::span<const Key> keys, HashKind kind, uint64_t seed, Fn&& fn) {
-  alignas(64) uint64_t buf[kHashChunk];
-  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
-    const size_t len = std::min(kHashChunk, keys.size() - start);
-    for (size_t i = 0; i < len; ++i) {
-      if constexpr (std::is_same_v<Key, uint64_t>) {
-        buf[i] = detail::HashU64Inline(keys[start + i], kind, seed);
-      } else {
-        buf[i] = detail::HashBytesInline(keys[start + i].data(), keys[start + i].size(), kind, seed);
-      }
-    }
-    fn(buf, len, start);
-  }
 }
 
 }  // namespace
@@ -214,56 +193,29 @@ void Filter::InsertHashBatch(std::span<const uint64_t> hashes) {
 }
 
 void Filter::InsertBatch(std::span<const uint64_t> keys) {
-  const kernels::Ops& ops = kernels::Active();
-  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
-  if (hash_ == HashKind::kXxh3) {
-    ops.insert_keys(ref, keys.data(), keys.size(), seed_);
-  } else {
-    ForEachHashChunk(keys, hash_, seed_, [&](const uint64_t* h, size_t n, size_t) { ops.insert_hashes(ref, h, n); });
-  }
+  detail::InsertBatch(Ref(layout_, num_blocks_, k_, bits_), hash_, seed_, keys);
   inserted_.fetch_add(keys.size(), std::memory_order_relaxed);
 }
 
 void Filter::InsertBatch(std::span<const std::string_view> keys) {
-  const kernels::Ops& ops = kernels::Active();
-  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
-  ForEachHashChunk(keys, hash_, seed_, [&](const uint64_t* h, size_t n, size_t) { ops.insert_hashes(ref, h, n); });
+  detail::InsertBatch(Ref(layout_, num_blocks_, k_, bits_), hash_, seed_, keys);
   inserted_.fetch_add(keys.size(), std::memory_order_relaxed);
 }
 
-namespace {
-void CheckOut(size_t keys, size_t out) {
-  if (out < keys)
-    Invalid("out.size() = " + std::to_string(out) + " is too small: expected at least keys.size() = " +
-            std::to_string(keys));
-}
-}  // namespace
-
 size_t Filter::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
-  CheckOut(hashes.size(), out.size());
+  detail::CheckOutSize(hashes.size(), out.size());
   return kernels::Active().query_hashes(Ref(layout_, num_blocks_, k_, bits_), hashes.data(), hashes.size(),
                                         out.data());
 }
 
 size_t Filter::MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const {
-  CheckOut(keys.size(), out.size());
-  const kernels::Ops& ops = kernels::Active();
-  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
-  if (hash_ == HashKind::kXxh3) return ops.query_keys(ref, keys.data(), keys.size(), seed_, out.data());
-  size_t hits = 0;
-  ForEachHashChunk(keys, hash_, seed_,
-                   [&](const uint64_t* h, size_t n, size_t start) { hits += ops.query_hashes(ref, h, n, out.data() + start); });
-  return hits;
+  detail::CheckOutSize(keys.size(), out.size());
+  return detail::QueryBatch(Ref(layout_, num_blocks_, k_, bits_), hash_, seed_, keys, out.data());
 }
 
 size_t Filter::MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const {
-  CheckOut(keys.size(), out.size());
-  const kernels::Ops& ops = kernels::Active();
-  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
-  size_t hits = 0;
-  ForEachHashChunk(keys, hash_, seed_,
-                   [&](const uint64_t* h, size_t n, size_t start) { hits += ops.query_hashes(ref, h, n, out.data() + start); });
-  return hits;
+  detail::CheckOutSize(keys.size(), out.size());
+  return detail::QueryBatch(Ref(layout_, num_blocks_, k_, bits_), hash_, seed_, keys, out.data());
 }
 
 // ---- Concurrent writers ---------------------------------------------------------------
@@ -276,9 +228,10 @@ void Filter::InsertAtomic(uint64_t key) { InsertHashAtomic(detail::HashU64Inline
 
 void Filter::InsertBatchAtomic(std::span<const uint64_t> keys) {
   const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
-  alignas(64) uint64_t buf[kHashChunk];
-  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
-    const size_t len = std::min(kHashChunk, keys.size() - start);
+  constexpr size_t kChunk = 1024;  // 8 KiB of hashes: L1-resident
+  alignas(64) uint64_t buf[kChunk];
+  for (size_t start = 0; start < keys.size(); start += kChunk) {
+    const size_t len = std::min(kChunk, keys.size() - start);
     if (hash_ == HashKind::kXxh3) {
       kernels::Active().hash_u64(keys.data() + start, len, seed_, buf);
     } else {

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <utility>
 
+#include "engine/src/batch.h"
 #include "engine/src/hash.h"
 #include "kernels/kernels.h"
 #include "kernels/layout.h"
@@ -43,10 +44,6 @@ constexpr size_t kOffPayloadBytes = 48;
 constexpr size_t kOffChecksum = 56;
 static_assert(kOffChecksum + 8 == kFormatHeaderBytes);
 static_assert(kFormatHeaderBytes % kernels::kAlign == 0, "the payload must start on a cache line");
-
-// Hashed per chunk on the view's string paths: 8 KiB of hashes stay in L1
-// (the same chunk Filter uses).
-constexpr size_t kHashChunk = 1024;
 
 uint64_t LoadLE(const uint8_t* p, size_t bytes) {
   uint64_t v = 0;
@@ -147,12 +144,6 @@ class MappedFile {
 kernels::FilterRef Ref(const FilterHeader& h, const uint8_t* payload) {
   // Queries never write through bits: the const_cast only fits the shared struct.
   return {const_cast<uint8_t*>(payload), h.num_blocks, h.k, static_cast<kernels::LayoutId>(h.layout)};
-}
-
-void CheckOut(size_t keys, size_t out) {
-  if (out < keys)
-    throw std::invalid_argument("blockbloom: out.size() = " + std::to_string(out) +
-                                " is too small: expected at least keys.size() = " + std::to_string(keys));
 }
 
 }  // namespace
@@ -380,40 +371,18 @@ bool FilterView::MayContain(std::string_view key) const {
 }
 
 size_t FilterView::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
-  CheckOut(hashes.size(), out.size());
+  detail::CheckOutSize(hashes.size(), out.size());
   return kernels::Active().query_hashes(Ref(header_, payload_), hashes.data(), hashes.size(), out.data());
 }
 
 size_t FilterView::MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const {
-  CheckOut(keys.size(), out.size());
-  const kernels::Ops& ops = kernels::Active();
-  const kernels::FilterRef ref = Ref(header_, payload_);
-  if (header_.hash == HashKind::kXxh3) return ops.query_keys(ref, keys.data(), keys.size(), header_.seed, out.data());
-  alignas(64) uint64_t buf[kHashChunk];
-  size_t hits = 0;
-  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
-    const size_t len = std::min(kHashChunk, keys.size() - start);
-    for (size_t i = 0; i < len; ++i) buf[i] = detail::HashU64Inline(keys[start + i], header_.hash, header_.seed);
-    hits += ops.query_hashes(ref, buf, len, out.data() + start);
-  }
-  return hits;
+  detail::CheckOutSize(keys.size(), out.size());
+  return detail::QueryBatch(Ref(header_, payload_), header_.hash, header_.seed, keys, out.data());
 }
 
 size_t FilterView::MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const {
-  CheckOut(keys.size(), out.size());
-  const kernels::Ops& ops = kernels::Active();
-  const kernels::FilterRef ref = Ref(header_, payload_);
-  alignas(64) uint64_t buf[kHashChunk];
-  size_t hits = 0;
-  for (size_t start = 0; start < keys.size(); start += kHashChunk) {
-    const size_t len = std::min(kHashChunk, keys.size() - start);
-    for (size_t i = 0; i < len; ++i) {
-      const std::string_view key = keys[start + i];
-      buf[i] = detail::HashBytesInline(key.data(), key.size(), header_.hash, header_.seed);
-    }
-    hits += ops.query_hashes(ref, buf, len, out.data() + start);
-  }
-  return hits;
+  detail::CheckOutSize(keys.size(), out.size());
+  return detail::QueryBatch(Ref(header_, payload_), header_.hash, header_.seed, keys, out.data());
 }
 
 }  // namespace blockbloom

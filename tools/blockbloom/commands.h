@@ -18,6 +18,7 @@ int Merge(int argc, char** argv);          // file_cmds.cc
 int Fold(int argc, char** argv);           // file_cmds.cc
 int ImportParquet(int argc, char** argv);  // file_cmds.cc
 int ExportParquet(int argc, char** argv);  // file_cmds.cc
+int Bench(int argc, char** argv);          // bench_cmd.cc
 
 }  // namespace blockbloom::cli
 

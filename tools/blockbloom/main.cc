@@ -24,12 +24,13 @@ constexpr Command kCommands[] = {
     {"verify", blockbloom::cli::Verify, "[--layout L] [--keys N] [--probes N] [--format text|csv]: measured vs model"},
     {"build", blockbloom::cli::Build, "--layout L (--n N --fpr P | --bits-per-key B | --bytes N) ... -o FILTER"},
     {"query", blockbloom::cli::Query, "FILTER [--keys FILE] [--key-width W] [--output bits|hits|count]"},
-    {"stats", blockbloom::cli::Stats, "FILTER [--format text|json]"},
+    {"stats", blockbloom::cli::Stats, "FILTER [--format text|json]: parameters, fill, distinct keys estimated from the fill, rate now"},
     {"merge", blockbloom::cli::Merge, "A B -o OUT: union of two compatible filters"},
-    {"fold", blockbloom::cli::Fold, "FILTER -o OUT: halve the size"},
+    {"fold", blockbloom::cli::Fold, "FILTER -o OUT: halve the size (needs an even block count)"},
     {"import-parquet", blockbloom::cli::ImportParquet, "FILE [--bytes N] -o FILTER"},
     {"export-parquet", blockbloom::cli::ExportParquet, "FILTER [--with-header] -o FILE"},
     {"targets", blockbloom::cli::Targets, "list the compiled SIMD targets and the one in use"},
+    {"bench", blockbloom::cli::Bench, "[BENCHMARK_FLAGS]: run the Google Benchmark suites (tools/bench.sh adds the report)"},
 };
 
 void Usage(FILE* out) {

@@ -1,0 +1,31 @@
+// The batch paths shared by Filter (owned payload) and FilterView (mapped
+// payload): hash in L1-sized chunks where the kernels cannot (strings, XXH64),
+// then hand each chunk to the active target's kernels.
+#ifndef BLOCKBLOOM_ENGINE_BATCH_H_
+#define BLOCKBLOOM_ENGINE_BATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "blockbloom/layout.h"
+#include "kernels/kernels.h"
+
+namespace blockbloom::detail {
+
+// Throws std::invalid_argument naming out.size() if it is below `keys`.
+void CheckOutSize(size_t keys, size_t out);
+
+// ref: a valid FilterRef (kernels.h); out: keys.size() bytes. Returns the hits.
+size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys,
+                  uint8_t* out);
+size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
+                  std::span<const std::string_view> keys, uint8_t* out);
+void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys);
+void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
+                 std::span<const std::string_view> keys);
+
+}  // namespace blockbloom::detail
+
+#endif  // BLOCKBLOOM_ENGINE_BATCH_H_
