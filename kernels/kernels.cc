@@ -27,22 +27,32 @@ void HashU64(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
   HashU64Batch(keys, n, seed, out);
 }
 void InsertHashes(const FilterRef& f, const uint64_t* hashes, size_t n) {
-  Dispatch<true>(f, hashes, n, false, 0, nullptr);
+  Dispatch<Mode::kInsert>(f, hashes, n, nullptr, 0, false, 0, nullptr);
 }
 size_t QueryHashes(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out) {
-  return Dispatch<false>(f, hashes, n, false, 0, out);
+  return Dispatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, out);
+}
+void InsertHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
+  Dispatch<Mode::kInsert>(f, hashes, n, next, nnext, false, 0, nullptr);
+}
+size_t QueryHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext,
+                        uint8_t* out) {
+  return Dispatch<Mode::kQuery>(f, hashes, n, next, nnext, false, 0, out);
+}
+void InsertHashesAtomic(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
+  Dispatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, false, 0, nullptr);
 }
 void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed) {
-  Dispatch<true>(f, keys, n, true, seed, nullptr);
+  Dispatch<Mode::kInsert>(f, keys, n, nullptr, 0, true, seed, nullptr);
 }
-size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
-                 uint8_t* out) {
-  return Dispatch<false>(f, keys, n, true, seed, out);
+size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
+  return Dispatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, out);
 }
 
 const Ops* GetOps() {
-  static const Ops ops{HWY_TARGET,    hwy::TargetName(HWY_TARGET), &HashU64, &InsertHashes,
-                       &QueryHashes, &InsertKeys,                  &QueryKeys};
+  static const Ops ops{HWY_TARGET,         hwy::TargetName(HWY_TARGET), &HashU64,    &InsertHashes,
+                       &QueryHashes,       &InsertHashesAhead,          &QueryHashesAhead, &InsertHashesAtomic,
+                       &InsertKeys,        &QueryKeys};
   return &ops;
 }
 

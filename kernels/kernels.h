@@ -63,6 +63,18 @@ struct Ops {
   // out must hold n bytes; hashes[0, n) readable.
   size_t (*query_hashes)(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out);
 
+  // As insert_hashes / query_hashes, and also prefetch the blocks of
+  // next[0, nnext): the hashes the caller passes in its following call. A
+  // stream cut into chunks thus keeps its look-ahead across chunk boundaries.
+  void (*insert_hashes_ahead)(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next,
+                              size_t nnext);
+  size_t (*query_hashes_ahead)(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next,
+                               size_t nnext, uint8_t* out);
+  // insert_hashes_ahead with an atomic OR (fetch_or) on every word it touches:
+  // safe against concurrent callers and readers of the same filter.
+  void (*insert_hashes_atomic)(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next,
+                               size_t nnext);
+
   // Fused: hash keys[0, n) (as hash_u64 with seed) then insert / query.
   void (*insert_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed);
   size_t (*query_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,

@@ -14,6 +14,7 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "kernels/layout.h"
+#include "kernels/reference.h"
 #include "kernels/xxh3-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -242,14 +243,42 @@ class ClassicProbe {
   uint32_t k_;
 };
 
+// ---- Concurrent inserts: any layout's probe, with the reference's atomic OR --------
+// The lock-prefixed ORs cost far less than the miss they follow, so what
+// matters is that the pipeline prefetches ahead as for plain inserts.
+template <class P>
+class AtomicInsertProbe {
+ public:
+  explicit AtomicInsertProbe(const FilterRef& f) : p_(f), f_(f) {}
+  const void* Block(uint64_t h) const { return p_.Block(h); }
+  template <bool kWrite>
+  HWY_INLINE void PrefetchAll(uint64_t h) const;
+  HWY_INLINE void Insert(uint64_t h) const { reference::InsertHashAtomic(f_, h); }
+  HWY_INLINE bool Query(uint64_t h) const { return p_.Query(h); }
+
+ private:
+  P p_;
+  FilterRef f_;
+};
+
 template <bool kWrite, class P>
 HWY_INLINE void PrefetchKey(const P& p, uint64_t h) {
-  if constexpr (std::is_same_v<P, ClassicProbe>) {
+  if constexpr (std::is_same_v<P, ClassicProbe> || std::is_same_v<P, AtomicInsertProbe<ClassicProbe>>) {
     p.template PrefetchAll<kWrite>(h);
   } else if constexpr (kWrite) {
     PrefetchWrite(p.Block(h));
   } else {
     PrefetchRead(p.Block(h));
+  }
+}
+
+template <class P>
+template <bool kWrite>
+HWY_INLINE void AtomicInsertProbe<P>::PrefetchAll(uint64_t h) const {
+  if constexpr (std::is_same_v<P, ClassicProbe>) {
+    p_.template PrefetchAll<kWrite>(h);
+  } else {
+    PrefetchWrite(p_.Block(h));
   }
 }
 
@@ -303,12 +332,14 @@ HWY_INLINE void Prime(const P& p, const uint64_t* h, size_t n) {
   }
 }
 
-// Over precomputed hashes: one long "chunk" whose successor is empty.
+// Over precomputed hashes: one long chunk, whose successor (if the caller
+// streams chunks) gets its look-ahead too.
 template <bool kInsert, bool kPrefetch, class P>
-HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, uint8_t* out) {
+HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
+                            uint8_t* out) {
   const P p(f);
   Prime<kInsert, kPrefetch>(p, h, n);
-  return RunChunk<kInsert, kPrefetch>(p, h, n, nullptr, 0, out);
+  return RunChunk<kInsert, kPrefetch>(p, h, n, next, nnext, out);
 }
 
 // Over keys: hash chunk c + 1 while chunk c's probes are pending, so the
@@ -335,19 +366,25 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
   return hits;
 }
 
-// Layout switch and prefetch decision, once per batch.
-template <bool kInsert>
-HWY_NOINLINE size_t Dispatch(const FilterRef& f, const uint64_t* in, size_t n, bool keys,
-                             uint64_t seed, uint8_t* out) {
+enum class Mode { kQuery, kInsert, kInsertAtomic };
+
+// Layout switch and prefetch decision, once per batch. `in` holds keys (hashed
+// here with `seed`) if `keys`, else hashes; next[0, nnext) are hashes to
+// prefetch after them.
+template <Mode kMode>
+HWY_NOINLINE size_t Dispatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
+                             bool keys, uint64_t seed, uint8_t* out) {
+  constexpr bool kInsert = kMode != Mode::kQuery;
   const bool prefetch = PayloadBytes(f.layout, f.nblocks) >= kPrefetchMinBytes;
   auto run = [&](auto probe_tag) -> size_t {
-    using P = typename decltype(probe_tag)::type;
+    using Plain = typename decltype(probe_tag)::type;
+    using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
     if (keys) {
       return prefetch ? RunKeys<kInsert, true, P>(f, in, n, seed, out)
                       : RunKeys<kInsert, false, P>(f, in, n, seed, out);
     }
-    return prefetch ? RunHashes<kInsert, true, P>(f, in, n, out)
-                    : RunHashes<kInsert, false, P>(f, in, n, out);
+    return prefetch ? RunHashes<kInsert, true, P>(f, in, n, next, nnext, out)
+                    : RunHashes<kInsert, false, P>(f, in, n, next, nnext, out);
   };
   switch (f.layout) {
     case LayoutId::kBlocked512: return run(std::type_identity<Blocked512Probe>());

@@ -141,8 +141,21 @@ void InsertHash(const FilterRef& f, uint64_t hash) { Probe<Write::kPlain>(f, has
 bool QueryHash(const FilterRef& f, uint64_t hash) { return Probe<Write::kNone>(f, hash); }
 void InsertHashAtomic(const FilterRef& f, uint64_t hash) { Probe<Write::kAtomic>(f, hash); }
 
+namespace {
+void InsertAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t*, size_t) {
+  InsertBatch(f, hashes, n);
+}
+size_t QueryAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t*, size_t, uint8_t* out) {
+  return QueryBatch(f, hashes, n, out);
+}
+void InsertAtomicBatch(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t*, size_t) {
+  for (size_t i = 0; i < n; ++i) InsertHashAtomic(f, hashes[i]);
+}
+}  // namespace
+
 const Ops& ReferenceOps() {
-  static const Ops ops{0, "reference", &HashBatch, &InsertBatch, &QueryBatch, &InsertKeys, &QueryKeys};
+  static const Ops ops{0,           "reference",       &HashBatch,         &InsertBatch, &QueryBatch,
+                       &InsertAhead, &QueryAhead,      &InsertAtomicBatch, &InsertKeys,  &QueryKeys};
   return ops;
 }
 

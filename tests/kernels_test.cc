@@ -164,6 +164,41 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   }
 }
 
+// The streaming entry points (look-ahead into the next chunk) and the atomic
+// insert write the same bytes and answers as the plain ones, on both the
+// cache-resident and the prefetching path.
+TEST_P(Kernels, AheadAndAtomicEntryPointsMatchReference) {
+  const auto hashes = RandomKeys(3000, 8);
+  for (LayoutId l : kLayouts) {
+    const uint32_t k = Ks(l)[Ks(l).size() / 2];
+    for (uint64_t bits : {uint64_t{1} << 14, (uint64_t{1} << 23) + 13}) {
+      const uint64_t nblocks = l == LayoutId::kClassic ? bits : bits / kernels::BlockBits(l);
+      Payload ref(l, nblocks, k), ahead(l, nblocks, k), atomic(l, nblocks, k);
+      for (uint64_t h : hashes) kernels::reference::InsertHash(ref.Ref(), h);
+      // Three chunks, each told about its successor.
+      const size_t c1 = 1000, c2 = 2100;
+      ops().insert_hashes_ahead(ahead.Ref(), hashes.data(), c1, hashes.data() + c1, c2 - c1);
+      ops().insert_hashes_ahead(ahead.Ref(), hashes.data() + c1, c2 - c1, hashes.data() + c2, hashes.size() - c2);
+      ops().insert_hashes_ahead(ahead.Ref(), hashes.data() + c2, hashes.size() - c2, nullptr, 0);
+      ops().insert_hashes_atomic(atomic.Ref(), hashes.data(), c2, hashes.data() + c2, hashes.size() - c2);
+      ops().insert_hashes_atomic(atomic.Ref(), hashes.data() + c2, hashes.size() - c2, nullptr, 0);
+      ASSERT_EQ(0, std::memcmp(ref.bits, ahead.bits, ref.Bytes())) << "ahead, layout " << int(l);
+      ASSERT_EQ(0, std::memcmp(ref.bits, atomic.bits, ref.Bytes())) << "atomic, layout " << int(l);
+      const auto probes = RandomKeys(2000, 9);
+      std::vector<uint8_t> out(probes.size());
+      size_t hits = ops().query_hashes_ahead(ahead.Ref(), probes.data(), 700, probes.data() + 700, 1300, out.data());
+      hits += ops().query_hashes_ahead(ahead.Ref(), probes.data() + 700, 1300, nullptr, 0, out.data() + 700);
+      size_t expect = 0;
+      for (size_t i = 0; i < probes.size(); ++i) {
+        const bool want = kernels::reference::QueryHash(ref.Ref(), probes[i]);
+        ASSERT_EQ(out[i], want ? 1 : 0);
+        expect += want;
+      }
+      EXPECT_EQ(hits, expect);
+    }
+  }
+}
+
 // Large filters take the prefetching path; it must not change a byte.
 TEST_P(Kernels, PrefetchingPathMatchesReference) {
   const auto keys = RandomKeys(60000, 6);

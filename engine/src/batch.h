@@ -25,6 +25,8 @@ size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
 void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys);
 void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
                  std::span<const std::string_view> keys);
+// Concurrent writers: every word touched is ORed atomically.
+void InsertBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys);
 
 }  // namespace blockbloom::detail
 

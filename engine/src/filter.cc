@@ -227,18 +227,7 @@ void Filter::InsertHashAtomic(uint64_t hash) {
 void Filter::InsertAtomic(uint64_t key) { InsertHashAtomic(detail::HashU64Inline(key, hash_, seed_)); }
 
 void Filter::InsertBatchAtomic(std::span<const uint64_t> keys) {
-  const kernels::FilterRef ref = Ref(layout_, num_blocks_, k_, bits_);
-  constexpr size_t kChunk = 1024;  // 8 KiB of hashes: L1-resident
-  alignas(64) uint64_t buf[kChunk];
-  for (size_t start = 0; start < keys.size(); start += kChunk) {
-    const size_t len = std::min(kChunk, keys.size() - start);
-    if (hash_ == HashKind::kXxh3) {
-      kernels::Active().hash_u64(keys.data() + start, len, seed_, buf);
-    } else {
-      for (size_t i = 0; i < len; ++i) buf[i] = detail::HashU64Inline(keys[start + i], hash_, seed_);
-    }
-    for (size_t i = 0; i < len; ++i) kernels::reference::InsertHashAtomic(ref, buf[i]);
-  }
+  detail::InsertBatchAtomic(Ref(layout_, num_blocks_, k_, bits_), hash_, seed_, keys);
   inserted_.fetch_add(keys.size(), std::memory_order_relaxed);
 }
 
