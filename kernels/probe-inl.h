@@ -158,9 +158,28 @@ class Blocked512Probe {
   HWY_INLINE void Insert(uint64_t h) const {
     uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * 16;
     const uint32_t lo = static_cast<uint32_t>(h);
-    for (uint32_t i = 0; i < k_; ++i) {
+    auto set = [&](int i) {
       const uint32_t bit = (lo * kGoldenPow[i]) >> 23;
       block[bit >> 5] |= uint32_t{1} << (bit & 31);
+    };
+    // One jump on k per key instead of a compare per probe (Duff's device).
+    switch (k_) {
+      case 16: set(15); [[fallthrough]];
+      case 15: set(14); [[fallthrough]];
+      case 14: set(13); [[fallthrough]];
+      case 13: set(12); [[fallthrough]];
+      case 12: set(11); [[fallthrough]];
+      case 11: set(10); [[fallthrough]];
+      case 10: set(9); [[fallthrough]];
+      case 9: set(8); [[fallthrough]];
+      case 8: set(7); [[fallthrough]];
+      case 7: set(6); [[fallthrough]];
+      case 6: set(5); [[fallthrough]];
+      case 5: set(4); [[fallthrough]];
+      case 4: set(3); [[fallthrough]];
+      case 3: set(2); [[fallthrough]];
+      case 2: set(1); [[fallthrough]];
+      default: set(0);
     }
   }
 
@@ -185,7 +204,17 @@ class Register64Probe {
   HWY_INLINE uint64_t Mask(uint64_t h) const {
     const uint32_t lo = static_cast<uint32_t>(h);
     uint64_t mask = 0;
-    for (uint32_t i = 0; i < k_; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
+    auto set = [&](int i) { mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26); };
+    switch (k_) {  // as in Blocked512Probe::Insert
+      case 8: set(7); [[fallthrough]];
+      case 7: set(6); [[fallthrough]];
+      case 6: set(5); [[fallthrough]];
+      case 5: set(4); [[fallthrough]];
+      case 4: set(3); [[fallthrough]];
+      case 3: set(2); [[fallthrough]];
+      case 2: set(1); [[fallthrough]];
+      default: set(0);
+    }
     return mask;
   }
   HWY_INLINE bool Query(uint64_t h) const {

@@ -44,7 +44,10 @@ HWY_INLINE hn::Vec<D> MulLow64(D d, hn::Vec<D> a, uint64_t b) {
 // Xxh3SeedConstant(seed).
 template <class D>
 HWY_INLINE hn::Vec<D> Xxh3Hash8(D d, hn::Vec<D> key, hn::Vec<D> seed_const) {
-  auto x = hn::Xor(hn::RotateRight<32>(key), seed_const);
+  // rotl(key, 32) swaps the 32-bit halves: one lane shuffle instead of two
+  // shifts and an OR on targets without a 64-bit rotate.
+  const hn::Repartition<uint32_t, D> d32;
+  auto x = hn::Xor(hn::BitCast(d, hn::Shuffle2301(hn::BitCast(d32, key))), seed_const);
   // rotl(x, 49) = rotr(x, 15); rotl(x, 24) = rotr(x, 40)
   x = hn::Xor(x, hn::Xor(hn::RotateRight<15>(x), hn::RotateRight<40>(x)));
   x = MulLow64(d, x, kXxh3Rrmxmx);
