@@ -252,6 +252,14 @@ TEST(Dispatch, CompilesScalarFallbackAndBestIsSupported) {
     avx2 |= std::string(o->name) == "avx2";
   }
   EXPECT_TRUE(sse4 && avx2);
+#elif defined(__aarch64__)
+  // On AArch64 the dispatch must have compiled NEON and SVE at least.
+  bool neon = false, sve = false;
+  for (const Ops* o : targets) {
+    neon |= std::string(o->name) == "neon";
+    sve |= std::string(o->name) == "sve";
+  }
+  EXPECT_TRUE(neon && sve);
 #endif
 }
 
