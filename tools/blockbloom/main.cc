@@ -18,11 +18,11 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"demo", blockbloom::cli::Demo, "build a 10M-key blocked filter and report speed and accuracy per target"},
+    {"demo", blockbloom::cli::Demo, "[--n N] [--fpr P] [--layout L] [--reps R] [--batch B]: build a 10M-key blocked filter, report speed and accuracy per target"},
     {"params", blockbloom::cli::Params, "--n N --fpr P [--layout L] [--format text|csv|json]: size a filter"},
-    {"table", blockbloom::cli::Table, "--layout L --mn A:B --k C:D [--format text|csv]: rates by bits/key and k"},
-    {"verify", blockbloom::cli::Verify, "[--layout L] [--keys N] [--probes N] [--format text|csv]: measured vs model"},
-    {"build", blockbloom::cli::Build, "--layout L (--n N --fpr P | --bits-per-key B | --bytes N) ... -o FILTER"},
+    {"table", blockbloom::cli::Table, "--layout L --mn A:B --k C:D [--n N] [--format text|csv]: rates by bits/key and k"},
+    {"verify", blockbloom::cli::Verify, "[--layout L] [--keys N] [--probes N] [--bits-per-key B,B,...] [--streams random,urls] [--confidence C] [--format text|csv]: measured vs model"},
+    {"build", blockbloom::cli::Build, "--layout L (--n N --fpr P | --bits-per-key B | --bytes N) [--k K] [--hash xxh3|xxh64] [--seed S] [--keys FILE] [--key-width W] -o FILTER"},
     {"query", blockbloom::cli::Query, "FILTER [--keys FILE] [--key-width W] [--output bits|hits|count]"},
     {"stats", blockbloom::cli::Stats, "FILTER [--format text|json]: parameters, fill, distinct keys estimated from the fill, rate now"},
     {"merge", blockbloom::cli::Merge, "A B -o OUT: union of two compatible filters"},
@@ -66,7 +66,15 @@ int main(int argc, char** argv) {
     }
     cmd_name = argv[i];
     for (const Command& c : kCommands) {
-      if (cmd_name == c.name) return c.run(argc - i - 1, argv + i + 1);
+      if (cmd_name != c.name) continue;
+      for (int j = i + 1; j < argc; ++j) {
+        const std::string_view a = argv[j];
+        if (a == "--help" || a == "-h") {
+          std::printf("usage: blockbloom %s %s\n", c.name, c.help);
+          return 0;
+        }
+      }
+      return c.run(argc - i - 1, argv + i + 1);
     }
     throw blockbloom::cli::UsageError("unknown command '" + cmd_name + "' (try 'blockbloom --help')");
   } catch (const blockbloom::cli::UsageError& e) {
