@@ -1,7 +1,5 @@
 #include "bench/bench_common.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +7,7 @@
 #include <stdexcept>
 
 #include "blockbloom/model.h"
+#include "engine/src/memory.h"
 
 namespace blockbloom::bench {
 
@@ -175,31 +174,12 @@ std::shared_ptr<FilterCtx> GetFilter(Layout layout, uint32_t bpk, uint64_t n, Ke
 
 // ---- HugeBuffer -------------------------------------------------------------------------------
 
-namespace {
-// As engine/src/filter.cc: from 2 MiB on, a 2 MiB aligned mapping offered to THP.
-constexpr uint64_t kHugePage = uint64_t{2} << 20;
-constexpr size_t kLine = 64;
-}  // namespace
-
-HugeBuffer::HugeBuffer(uint64_t bytes) : bytes_((bytes + kLine - 1) / kLine * kLine) {
-  if (bytes_ >= kHugePage) {
-    const size_t len = bytes_ + kHugePage;
-    void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    const uintptr_t base = reinterpret_cast<uintptr_t>(p);
-    const uintptr_t aligned = (base + kHugePage - 1) & ~(kHugePage - 1);
-    if (aligned > base) munmap(p, aligned - base);
-    const uintptr_t end = aligned + bytes_;
-    if (base + len > end) munmap(reinterpret_cast<void*>(end), base + len - end);
-#ifdef MADV_HUGEPAGE
-    madvise(reinterpret_cast<void*>(aligned), bytes_, MADV_HUGEPAGE);
-#endif
-    p_ = reinterpret_cast<uint8_t*>(aligned);
-    mmapped_ = true;
-  } else {
-    p_ = static_cast<uint8_t*>(std::aligned_alloc(kLine, bytes_));
-    if (p_ == nullptr) throw std::bad_alloc();
-  }
+HugeBuffer::HugeBuffer(uint64_t bytes) {
+  // The filter's own allocator (engine/src/memory.h): same alignment, same pages.
+  const detail::LineMemory m = detail::AllocateLines((bytes + 63) / 64 * 64);
+  p_ = m.data;
+  bytes_ = m.bytes;
+  mmapped_ = m.mapped;
   // A pattern with about half the bits set, so a read floor's "hit" is data-dependent.
   for (uint64_t i = 0; i < bytes_; i += 8) {
     const uint64_t w = Mix64(i);
@@ -207,13 +187,7 @@ HugeBuffer::HugeBuffer(uint64_t bytes) : bytes_((bytes + kLine - 1) / kLine * kL
   }
 }
 
-HugeBuffer::~HugeBuffer() {
-  if (mmapped_) {
-    munmap(p_, bytes_);
-  } else {
-    std::free(p_);
-  }
-}
+HugeBuffer::~HugeBuffer() { detail::FreeLines({p_, bytes_, mmapped_}); }
 
 // ---- Helpers ------------------------------------------------------------------------------------
 

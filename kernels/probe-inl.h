@@ -39,6 +39,30 @@ inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 HWY_INLINE void PrefetchRead(const void* p) { hwy::Prefetch(p); }
 HWY_INLINE void PrefetchWrite(const void* p) { __builtin_prefetch(p, 1, 3); }
 
+// Calls f(k - 1), ..., f(0) (k in 1..16) with one jump on k per key instead
+// of a compare per probe (Duff's device): k is a run-time parameter of the filter.
+template <class F>
+HWY_INLINE void ForEachProbe(uint32_t k, F&& f) {
+  switch (k) {
+    case 16: f(15); [[fallthrough]];
+    case 15: f(14); [[fallthrough]];
+    case 14: f(13); [[fallthrough]];
+    case 13: f(12); [[fallthrough]];
+    case 12: f(11); [[fallthrough]];
+    case 11: f(10); [[fallthrough]];
+    case 10: f(9); [[fallthrough]];
+    case 9: f(8); [[fallthrough]];
+    case 8: f(7); [[fallthrough]];
+    case 7: f(6); [[fallthrough]];
+    case 6: f(5); [[fallthrough]];
+    case 5: f(4); [[fallthrough]];
+    case 4: f(3); [[fallthrough]];
+    case 3: f(2); [[fallthrough]];
+    case 2: f(1); [[fallthrough]];
+    default: f(0);
+  }
+}
+
 // ---- split256 and sectorized512: one bit in one word per zone ---------------
 // kWords u32 words per block in kZones zones of kWords/kZones words. Lane w of
 // the probe mask: zone z = w / per_zone computes x = lo32 * kSalt[z]; the lane
@@ -158,29 +182,10 @@ class Blocked512Probe {
   HWY_INLINE void Insert(uint64_t h) const {
     uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * 16;
     const uint32_t lo = static_cast<uint32_t>(h);
-    auto set = [&](int i) {
+    ForEachProbe(k_, [&](int i) {
       const uint32_t bit = (lo * kGoldenPow[i]) >> 23;
       block[bit >> 5] |= uint32_t{1} << (bit & 31);
-    };
-    // One jump on k per key instead of a compare per probe (Duff's device).
-    switch (k_) {
-      case 16: set(15); [[fallthrough]];
-      case 15: set(14); [[fallthrough]];
-      case 14: set(13); [[fallthrough]];
-      case 13: set(12); [[fallthrough]];
-      case 12: set(11); [[fallthrough]];
-      case 11: set(10); [[fallthrough]];
-      case 10: set(9); [[fallthrough]];
-      case 9: set(8); [[fallthrough]];
-      case 8: set(7); [[fallthrough]];
-      case 7: set(6); [[fallthrough]];
-      case 6: set(5); [[fallthrough]];
-      case 5: set(4); [[fallthrough]];
-      case 4: set(3); [[fallthrough]];
-      case 3: set(2); [[fallthrough]];
-      case 2: set(1); [[fallthrough]];
-      default: set(0);
-    }
+    });
   }
 
  private:
@@ -204,17 +209,7 @@ class Register64Probe {
   HWY_INLINE uint64_t Mask(uint64_t h) const {
     const uint32_t lo = static_cast<uint32_t>(h);
     uint64_t mask = 0;
-    auto set = [&](int i) { mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26); };
-    switch (k_) {  // as in Blocked512Probe::Insert
-      case 8: set(7); [[fallthrough]];
-      case 7: set(6); [[fallthrough]];
-      case 6: set(5); [[fallthrough]];
-      case 5: set(4); [[fallthrough]];
-      case 4: set(3); [[fallthrough]];
-      case 3: set(2); [[fallthrough]];
-      case 2: set(1); [[fallthrough]];
-      default: set(0);
-    }
+    ForEachProbe(k_, [&](int i) { mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26); });
     return mask;
   }
   HWY_INLINE bool Query(uint64_t h) const {

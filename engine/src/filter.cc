@@ -1,7 +1,5 @@
 #include "blockbloom/filter.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -14,17 +12,13 @@
 #include "blockbloom/model.h"
 #include "engine/src/batch.h"
 #include "engine/src/hash.h"
+#include "engine/src/memory.h"
 #include "kernels/kernels.h"
 #include "kernels/layout.h"
 #include "kernels/reference.h"
 
 namespace blockbloom {
 namespace {
-
-// Filters of 2 MiB and more are mapped on their own, 2 MiB aligned, and offered
-// to transparent huge pages: at DRAM sizes a 4 KiB page walk per probe would
-// cost as much as the probe's own cache miss.
-constexpr uint64_t kHugePage = uint64_t{2} << 20;
 
 kernels::FilterRef Ref(Layout layout, uint64_t num_blocks, uint32_t k, const uint8_t* bits) {
   return {const_cast<uint8_t*>(bits), num_blocks, k, static_cast<kernels::LayoutId>(layout)};
@@ -88,37 +82,13 @@ Filter Filter::ForKeys(Layout layout, uint64_t expected_keys, double fpr, HashKi
 }
 
 void Filter::Allocate() {
-  if (bytes_ >= kHugePage) {
-    // Over-map by one huge page, keep the 2 MiB aligned middle.
-    const size_t len = bytes_ + kHugePage;
-    void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    const uintptr_t base = reinterpret_cast<uintptr_t>(p);
-    const uintptr_t aligned = (base + kHugePage - 1) & ~(kHugePage - 1);
-    if (aligned > base) munmap(p, aligned - base);
-    const uintptr_t end = aligned + bytes_;
-    const uintptr_t map_end = base + len;
-    if (map_end > end) munmap(reinterpret_cast<void*>(end), map_end - end);
-#ifdef MADV_HUGEPAGE
-    madvise(reinterpret_cast<void*>(aligned), bytes_, MADV_HUGEPAGE);  // advisory; failure is harmless
-#endif
-    bits_ = reinterpret_cast<uint8_t*>(aligned);
-    mmapped_ = true;
-  } else {
-    bits_ = static_cast<uint8_t*>(std::aligned_alloc(kernels::kAlign, bytes_));
-    if (bits_ == nullptr) throw std::bad_alloc();
-    std::memset(bits_, 0, bytes_);
-    mmapped_ = false;
-  }
+  const detail::LineMemory m = detail::AllocateLines(bytes_);
+  bits_ = m.data;
+  mmapped_ = m.mapped;
 }
 
 void Filter::Release() {
-  if (bits_ == nullptr) return;
-  if (mmapped_) {
-    munmap(bits_, bytes_);
-  } else {
-    std::free(bits_);
-  }
+  detail::FreeLines({bits_, bytes_, mmapped_});
   bits_ = nullptr;
 }
 
