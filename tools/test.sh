@@ -24,11 +24,16 @@ cmake -S . -B build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang+
 cmake --build build/clang -j "$jobs"
 ctest --test-dir build/clang --output-on-failure -j "$jobs" -R 'Kernels|Dispatch'
 
-# Optional stages, each a script of its own: ARM (NEON/SVE under qemu) and the
-# loader fuzzer. Set BLOCKBLOOM_SKIP_ARM=1 / BLOCKBLOOM_SKIP_FUZZ=1 to leave them out locally.
+# Further stages, each a script of its own: ARM (NEON/SVE under qemu), the
+# sanitizers and the loader fuzzer. BLOCKBLOOM_SKIP_ARM=1, BLOCKBLOOM_SKIP_SANITIZE=1
+# and BLOCKBLOOM_SKIP_FUZZ=1 leave them out locally.
 if [[ -x tools/ci/arm-tests.sh && "${BLOCKBLOOM_SKIP_ARM:-0}" != 1 ]]; then
   stage "arm64: cross-build, kernel tests under qemu"
   tools/ci/arm-tests.sh
+fi
+if [[ -x tools/ci/sanitize.sh && "${BLOCKBLOOM_SKIP_SANITIZE:-0}" != 1 ]]; then
+  stage "sanitizers: engine and kernel tests under ASan + UBSan (clang)"
+  tools/ci/sanitize.sh
 fi
 if [[ -x tools/ci/fuzz.sh && "${BLOCKBLOOM_SKIP_FUZZ:-0}" != 1 ]]; then
   stage "fuzz: filter loader under libFuzzer + ASan/UBSan"
