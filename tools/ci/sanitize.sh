@@ -4,6 +4,7 @@
 # plus EMU128), so an out-of-bounds read in a kernel tail or a bad shift fails CI.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+tools/install-deps.sh fuzz  # clang and its sanitizer runtimes
 build=${BLOCKBLOOM_SANITIZE_BUILD_DIR:-build/sanitize}
 tests=(kernels_test filter_test format_test parquet_test fold_test garden_test model_test)
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
