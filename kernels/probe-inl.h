@@ -278,7 +278,6 @@ class AtomicInsertProbe {
   template <bool kWrite>
   HWY_INLINE void PrefetchAll(uint64_t h) const;
   HWY_INLINE void Insert(uint64_t h) const { reference::InsertHashAtomic(f_, h); }
-  HWY_INLINE bool Query(uint64_t h) const { return p_.Query(h); }
 
  private:
   P p_;
