@@ -72,7 +72,11 @@ Filter Filter::WithBits(Layout layout, uint64_t bits, uint32_t k, HashKind hash,
 
 Filter Filter::WithBytes(Layout layout, uint64_t bytes, uint32_t k, HashKind hash, uint64_t seed) {
   if (bytes == 0) Invalid("bytes = 0 is out of range: expected at least 1");
-  if (bytes > (uint64_t{1} << 61)) Invalid("bytes = " + std::to_string(bytes) + " is too large");
+  // bytes x 8 must not wrap (2^61 x 8 = 2^64 would read as 0 bits).
+  const uint64_t max_bytes = MaxBlocks(layout) * LayoutBlockBits(layout) / 8;
+  if (bytes > max_bytes)
+    Invalid("bytes = " + std::to_string(bytes) + " is out of range for layout " + std::string(LayoutName(layout)) +
+            ": expected 1.." + std::to_string(max_bytes));
   return WithBits(layout, bytes * 8, k, hash, seed);
 }
 

@@ -11,12 +11,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 
 #include "engine/src/batch.h"
 #include "engine/src/hash.h"
+#include "engine/src/path.h"
 #include "kernels/kernels.h"
 #include "kernels/layout.h"
 #include "kernels/reference.h"
@@ -101,20 +104,9 @@ std::array<uint8_t, kFormatHeaderBytes> EncodeHeader(const Filter& f) {
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) SysFail("cannot open", path);
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      const int e = errno;
-      ::close(fd);
-      errno = e;
-      SysFail("cannot stat", path);
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw std::runtime_error("blockbloom: " + path + ": not a regular file");
-    }
-    len_ = static_cast<size_t>(st.st_size);
+    uint64_t size = 0;
+    const int fd = detail::OpenRegularFile(path, &size);  // never blocks; refuses FIFOs, devices, ...
+    len_ = static_cast<size_t>(size);
     if (len_ > 0) {
       map_ = ::mmap(nullptr, len_, PROT_READ, MAP_SHARED, fd, 0);
       if (map_ == MAP_FAILED) {
@@ -153,16 +145,15 @@ FormatError::FormatError(const std::string& name, uint64_t offset, const std::st
       offset_(offset) {}
 
 // ---- Validation -----------------------------------------------------------------
-// Checks run in file order, so the error names the first bad byte; nothing is
-// allocated until every check has passed, and every size is bounded by the
-// file's own length before it is trusted.
-FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_view name) {
-  const std::string nm(name);
+namespace {
+
+// The header checks, in file order, given the first min(size, 64) bytes of a
+// file of `size` bytes: everything but the checksum and the padding.
+FilterHeader ValidateHeader(const uint8_t* p, uint64_t size, const std::string& nm) {
   auto fail = [&](uint64_t offset, const std::string& problem) -> void { throw FormatError(nm, offset, problem); };
-  const uint8_t* p = bytes.data();
-  if (bytes.size() < kFormatHeaderBytes)
-    fail(bytes.size(), "file is truncated: " + std::to_string(bytes.size()) + " bytes: expected at least the " +
-                           std::to_string(kFormatHeaderBytes) + "-byte header");
+  if (size < kFormatHeaderBytes)
+    fail(size, "file is truncated: " + std::to_string(size) + " bytes: expected at least the " +
+                   std::to_string(kFormatHeaderBytes) + "-byte header");
   if (std::memcmp(p + kOffMagic, kFormatMagic, sizeof kFormatMagic) != 0)
     fail(kOffMagic, "magic is " + Hex(LoadLE(p, 8)) + ": expected \"BBLOOMF1\" (not a blockbloom filter file)");
   const uint64_t version = LoadLE(p + kOffVersion, 4);
@@ -179,10 +170,12 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
     fail(kOffHash, "hash " + std::to_string(hash_byte) + " is unknown: expected 0 (xxh3) or 1 (xxh64)");
   if (LoadLE(p + kOffReserved16, 2) != 0) fail(kOffReserved16, "reserved bytes are not 0: expected 0");
   const uint64_t k = LoadLE(p + kOffK, 4);
-  if (!LayoutAcceptsK(layout, static_cast<uint32_t>(k)))
+  if (!LayoutAcceptsK(layout, static_cast<uint32_t>(k))) {
+    const uint32_t lo = LayoutMinK(layout), hi = LayoutMaxK(layout);
     fail(kOffK, "k = " + std::to_string(k) + " is out of range for layout " + std::string(LayoutName(layout)) +
-                    ": expected " + std::to_string(LayoutMinK(layout)) + ".." + std::to_string(LayoutMaxK(layout)) +
+                    ": expected " + std::to_string(lo) + (lo == hi ? "" : ".." + std::to_string(hi)) +
                     (layout == Layout::kSectorized512 ? " and a power of two" : ""));
+  }
   if (LoadLE(p + kOffReserved32, 4) != 0) fail(kOffReserved32, "reserved bytes are not 0: expected 0");
   const uint64_t blocks = LoadLE(p + kOffBlocks, 8);
   if (blocks == 0 || blocks > MaxBlocks(layout))
@@ -197,27 +190,43 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
                                (layout == Layout::kClassic ? " bits" : " blocks") + ": expected " +
                                std::to_string(want_payload));
   const uint64_t end = kFormatHeaderBytes + payload;
-  if (bytes.size() < end)
-    fail(bytes.size(), "file is truncated: " + std::to_string(bytes.size()) + " bytes: expected " +
-                           std::to_string(end) + " (64-byte header + " + std::to_string(payload) + "-byte payload)");
-  if (bytes.size() > end)
-    fail(end, std::to_string(bytes.size() - end) + " unexpected bytes after the payload: expected the file to end at byte " +
+  if (size < end)
+    fail(size, "file is truncated: " + std::to_string(size) + " bytes: expected " + std::to_string(end) +
+                   " (64-byte header + " + std::to_string(payload) + "-byte payload)");
+  if (size > end)
+    fail(end, std::to_string(size - end) + " unexpected bytes after the payload: expected the file to end at byte " +
                   std::to_string(end));
-  const uint64_t stored = LoadLE(p + kOffChecksum, 8);
-  const uint64_t actual = Checksum(p, p + kFormatHeaderBytes, payload);
+  return FilterHeader{layout, static_cast<HashKind>(hash_byte), static_cast<uint32_t>(k), blocks,
+                      LoadLE(p + kOffSeed, 8), LoadLE(p + kOffInserted, 8), payload};
+}
+
+// The checks that need the payload: the checksum, then zero padding.
+void ValidatePayload(const uint8_t* header, const uint8_t* pay, const FilterHeader& h, const std::string& nm) {
+  auto fail = [&](uint64_t offset, const std::string& problem) -> void { throw FormatError(nm, offset, problem); };
+  const uint64_t stored = LoadLE(header + kOffChecksum, 8);
+  const uint64_t actual = Checksum(header, pay, h.payload_bytes);
   if (stored != actual)
     fail(kOffChecksum, "checksum mismatch: the file says " + Hex(stored) + ", header and payload hash to " +
                            Hex(actual) + ": expected them equal (the file is corrupt)");
   // A Filter promises zero bits past bit_count(); a file with a valid checksum
   // may still break that if it was crafted.
-  const uint64_t bits = BitCount(layout, blocks);
-  const uint8_t* pay = p + kFormatHeaderBytes;
+  const uint64_t bits = BitCount(h.layout, h.num_blocks);
   if (bits % 8 != 0 && (pay[bits / 8] >> (bits % 8)) != 0)
     fail(kFormatHeaderBytes + bits / 8, "bits past the filter's " + std::to_string(bits) + " bits are set: expected 0");
-  for (uint64_t i = (bits + 7) / 8; i < payload; ++i)
+  for (uint64_t i = (bits + 7) / 8; i < h.payload_bytes; ++i)
     if (pay[i] != 0) fail(kFormatHeaderBytes + i, "padding past the filter's " + std::to_string(bits) + " bits is not 0: expected 0");
-  return FilterHeader{layout, static_cast<HashKind>(hash_byte), static_cast<uint32_t>(k), blocks,
-                      LoadLE(p + kOffSeed, 8), LoadLE(p + kOffInserted, 8), payload};
+}
+
+}  // namespace
+
+// Checks run in file order, so the error names the first bad byte; nothing is
+// allocated until every check has passed, and every size is bounded by the
+// file's own length before it is trusted.
+FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_view name) {
+  const std::string nm(name);
+  const FilterHeader h = ValidateHeader(bytes.data(), bytes.size(), nm);
+  ValidatePayload(bytes.data(), bytes.data() + kFormatHeaderBytes, h, nm);
+  return h;
 }
 
 // ---- Buffers -----------------------------------------------------------------------
@@ -241,55 +250,10 @@ Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name) 
 // ---- Files ----------------------------------------------------------------------------
 
 void WriteFileAtomic(const std::string& path, std::span<const std::span<const uint8_t>> parts) {
-  // The temporary file lives beside the target so that rename() stays within
-  // one file system and is atomic.
-  std::string tmp = path + ".tmp.XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) SysFail("cannot create a temporary file beside it", path);
-  auto fail = [&](const std::string& what) {
-    const int e = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    errno = e;
-    SysFail(what, path);
-  };
-  // mkstemp creates 0600; filters are meant to be shared.
-  if (::fchmod(fd, 0644) != 0) fail("cannot set permissions of the temporary file");
-  for (std::span<const uint8_t> part : parts) {
-    const uint8_t* q = part.data();
-    size_t left = part.size();
-    while (left > 0) {
-      const ssize_t w = ::write(fd, q, left);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        fail("cannot write the temporary file");
-      }
-      q += w;
-      left -= static_cast<size_t>(w);
-    }
-  }
-  if (::fsync(fd) != 0) fail("cannot fsync the temporary file");
-  if (::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    errno = e;
-    SysFail("cannot close the temporary file", path);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    errno = e;
-    SysFail("cannot rename the temporary file over it", path);
-  }
-  // Make the rename itself durable.
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);  // best effort: some file systems refuse fsync on directories
-    ::close(dfd);
-  }
+  detail::WriteFileAtomic(path, parts);
 }
+
+void RemovePendingTempFiles() noexcept { detail::RemovePendingTempFiles(); }
 
 void SaveFilter(const Filter& filter, const std::string& path) {
   const auto header = EncodeHeader(filter);
@@ -297,9 +261,38 @@ void SaveFilter(const Filter& filter, const std::string& path) {
   WriteFileAtomic(path, parts);
 }
 
+// Reads with pread into the new filter's own memory and validates what it
+// read: a file truncated or rewritten meanwhile gives a FormatError, never a
+// signal (no mapping is involved), and the payload is copied once.
 Filter LoadFilter(const std::string& path) {
-  const MappedFile file(path);
-  return DeserializeFilter(file.bytes(), path);
+  uint64_t size = 0;
+  const int fd = detail::OpenRegularFile(path, &size);  // never blocks; refuses FIFOs, devices, ...
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  uint8_t head[kFormatHeaderBytes] = {};
+  const uint64_t want_head = std::min<uint64_t>(size, kFormatHeaderBytes);
+  const uint64_t got_head = detail::ReadFull(fd, head, want_head, 0, path);
+  if (got_head < want_head)
+    throw FormatError(path, got_head, "file is truncated: it shrank to " + std::to_string(got_head) +
+                                          " bytes while being read: expected " + std::to_string(size));
+  const FilterHeader h = ValidateHeader(head, size, path);
+  std::optional<Filter> f;
+  try {
+    f.emplace(h.layout, h.num_blocks, h.k, h.hash, h.seed);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("blockbloom: " + path + ": out of memory: cannot allocate " +
+                             std::to_string(h.payload_bytes) + " bytes for the filter's payload");
+  }
+  const uint64_t got = detail::ReadFull(fd, f->mutable_data(), h.payload_bytes, kFormatHeaderBytes, path);
+  if (got < h.payload_bytes)
+    throw FormatError(path, kFormatHeaderBytes + got,
+                      "file is truncated: it shrank to " + std::to_string(kFormatHeaderBytes + got) +
+                          " bytes while being read: expected " + std::to_string(size));
+  ValidatePayload(head, f->data(), h, path);
+  f->set_inserted(h.inserted);
+  return std::move(*f);
 }
 
 void LoadFilter(const std::string& path, Filter* into) {

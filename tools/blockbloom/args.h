@@ -15,6 +15,11 @@
 
 namespace blockbloom::cli {
 
+// The most keys any command accepts for --n (params, table, build, demo): the
+// largest filters hold 2^40 (classic) or 2^41 (512-bit layouts) bits, so more
+// keys than this leave under 2 bits per key in any filter blockbloom can make.
+inline constexpr uint64_t kMaxKeys = uint64_t{1} << 40;
+
 // Thrown for bad usage; main prints "blockbloom <cmd>: <message>" and exits 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -22,8 +27,9 @@ struct UsageError : std::runtime_error {
 
 class Args {
  public:
-  // `options` take a value, `switches` do not. Anything else starting with "--"
-  // is an error; other words are positionals.
+  // `options` take a value ("o" is spelled -o), `switches` do not. Any other
+  // word starting with '-' (except "-" itself, standard input) is an unknown
+  // option; other words are positionals.
   Args(int argc, char** argv, std::set<std::string> options, std::set<std::string> switches = {});
 
   bool Has(const std::string& name) const;  // option given or switch set
@@ -48,8 +54,19 @@ class Args {
   std::vector<std::string> positionals_;
 };
 
-uint64_t ParseU64(std::string_view text, const std::string& name);
+// The one number grammar of the CLI. Counts: decimal digits, or the
+// scientific shorthand D[.D]eE (1e6, 2.5e3) when it names a whole number; no
+// sign, no spaces, no hex, no "inf". Out-of-range counts name [lo, hi].
+// Rates and other reals: [+-]digits[.digits][e[+-]digits], finite.
+// Errors name the option ("--n = ' 5' is not a non-negative integer: ...").
+uint64_t ParseU64(std::string_view text, const std::string& name, uint64_t lo = 0, uint64_t hi = UINT64_MAX);
 double ParseDouble(std::string_view text, const std::string& name);
+// "--name" (or "-o").
+std::string OptionName(const std::string& name);
+// "expected 8" or "expected 1..16".
+std::string RangeText(uint64_t lo, uint64_t hi);
+// A rate or other real for a message: 0.01, 1e-09 (never "0.000000").
+std::string FormatReal(double x);
 
 }  // namespace blockbloom::cli
 

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,7 +57,7 @@ int Targets(int argc, char** argv) {
 int Demo(int argc, char** argv) {
   Args args(argc, argv, {"n", "fpr", "layout", "reps", "batch"});
   args.ExpectPositionals(0, 0, "no positional arguments");
-  const uint64_t n = args.U64("n", 10'000'000, 1, uint64_t{1} << 32);
+  const uint64_t n = args.U64("n", 10'000'000, 1, kMaxKeys);
   const double target_fpr = args.Double("fpr", 0.01);
   const std::string layout_name = args.GetOr("layout", "blocked512");
   const auto layout = ParseLayout(layout_name);
@@ -72,7 +74,15 @@ int Demo(int argc, char** argv) {
               static_cast<double>(params.bits) / static_cast<double>(n), params.k, params.fpr * 100);
   std::printf("  target  in use: %s (best this CPU runs, unless pinned)\n\n", pinned.c_str());
 
-  std::vector<uint64_t> present(n), absent(n);
+  std::vector<uint64_t> present, absent;
+  try {
+    present.resize(n);
+    absent.resize(n);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("out of memory: cannot allocate " + std::to_string(2 * n * sizeof(uint64_t)) +
+                             " bytes for " + std::to_string(n) + " present and " + std::to_string(n) +
+                             " absent keys (try a smaller --n)");
+  }
   for (uint64_t i = 0; i < n; ++i) {
     present[i] = Mix(2 * i);
     absent[i] = Mix(2 * i + 1);

@@ -2,18 +2,15 @@
 // export-parquet. Every output file is written atomically (format.h), so a
 // failing command leaves no partial file behind.
 //
-// Keys: from --keys FILE (or stdin when absent or "-"), either lines split on
-// '\n' only and never trimmed (a trailing '\r' or space is part of the key; a
-// final '\n' ends the last key, it does not start an empty one), or with
-// --key-width W fixed-width binary records of W bytes. Keys are hashed as their
-// raw bytes, so an 8-byte record equals Filter::Insert(uint64_t) of its
-// little-endian value.
-#include <fcntl.h>
+// Keys: see keys.h. Filters are read with LoadFilter (a validated private
+// copy, read with pread: a filter file truncated meanwhile gives a message,
+// never SIGBUS), and only regular files are read (a FIFO is refused at once).
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <new>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -29,96 +26,41 @@
 #include "blockbloom/layout.h"
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
+#include "kernels/layout.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
+#include "tools/blockbloom/keys.h"
 
 namespace blockbloom::cli {
 namespace {
 
-// Keys per batch handed to the kernels: 64K string_views (1 MiB) plus their
-// answers stay in L2 while the pipeline works through them.
-constexpr size_t kBatchKeys = 1 << 16;
 // The progress bar appears for inputs of at least this many keys (about a
 // second of work or more) and only when stderr is a terminal.
 constexpr size_t kProgressMinKeys = size_t{1} << 22;
-// Read size for inputs.
-constexpr size_t kReadChunk = size_t{1} << 20;
+// A header claiming more keys than this per bit describes a filter that
+// cannot meaningfully hold them: every layout's rate is above 99.9% (classic
+// k = 1: 1 - e^-8), so stats says so instead of evaluating the model there.
+constexpr uint64_t kMaxKeysPerBit = 8;
 
 [[noreturn]] void Fail(const std::string& msg) { throw std::runtime_error("blockbloom: " + msg); }
 
-std::string ReadInput(const std::optional<std::string>& path) {
-  const bool use_stdin = !path || *path == "-";
-  const std::string label = use_stdin ? "<stdin>" : *path;
-  const int fd = use_stdin ? 0 : ::open(path->c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) Fail(label + ": cannot open: " + std::strerror(errno));
-  std::string data;
-  std::vector<char> buf(kReadChunk);
-  for (;;) {
-    const ssize_t r = ::read(fd, buf.data(), buf.size());
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      const int e = errno;
-      if (!use_stdin) ::close(fd);
-      Fail(label + ": cannot read: " + std::strerror(e));
-    }
-    if (r == 0) break;
-    data.append(buf.data(), static_cast<size_t>(r));
-  }
-  if (!use_stdin) ::close(fd);
-  return data;
-}
-
-// The keys of an input, as views into its bytes.
+// The keys of --keys FILE or standard input.
 class Keys {
  public:
-  Keys(const Args& args) : data_(ReadInput(args.Get("keys"))) {
-    label_ = args.GetOr("keys", "-") == "-" ? "<stdin>" : *args.Get("keys");
-    width_ = args.U64("key-width", 0, 1, uint64_t{1} << 20);
-    if (width_ > 0) {
-      if (data_.size() % width_ != 0)
-        Fail(label_ + ": byte " + std::to_string(data_.size() - data_.size() % width_) + ": last record has " +
-             std::to_string(data_.size() % width_) + " bytes: expected whole records of --key-width " +
-             std::to_string(width_) + " bytes");
-      count_ = data_.size() / width_;
-    } else {
-      count_ = 0;
-      for (char c : data_) count_ += c == '\n';
-      if (!data_.empty() && data_.back() != '\n') ++count_;
-    }
-  }
-  size_t count() const { return count_; }
-  size_t width() const { return width_; }
-
-  // Calls fn(batch) with spans of at most kBatchKeys keys, in order.
+  explicit Keys(const Args& args)
+      : data_(ReadInput(args.Get("keys"))),
+        split_(data_, static_cast<size_t>(args.U64("key-width", 0, 1, kMaxKeyWidth)),
+               args.GetOr("keys", "-") == "-" ? "<stdin>" : *args.Get("keys")) {}
+  size_t count() const { return split_.count(); }
+  size_t width() const { return split_.width(); }
   template <typename Fn>
   void ForEachBatch(Fn&& fn) const {
-    std::vector<std::string_view> batch;
-    batch.reserve(kBatchKeys);
-    const std::string_view all(data_);
-    size_t pos = 0;
-    while (pos < all.size()) {
-      size_t len = width_;
-      size_t next = pos + width_;
-      if (width_ == 0) {
-        const size_t nl = all.find('\n', pos);
-        len = (nl == std::string_view::npos ? all.size() : nl) - pos;
-        next = pos + len + 1;
-      }
-      batch.push_back(all.substr(pos, len));
-      pos = next;
-      if (batch.size() == kBatchKeys) {
-        fn(std::span<const std::string_view>(batch));
-        batch.clear();
-      }
-    }
-    if (!batch.empty()) fn(std::span<const std::string_view>(batch));
+    split_.ForEachBatch(std::forward<Fn>(fn));
   }
 
  private:
   std::string data_;
-  std::string label_;
-  size_t width_ = 0;
-  size_t count_ = 0;
+  KeySplitter split_;
 };
 
 class Progress {
@@ -165,8 +107,8 @@ uint64_t BlocksForFpr(Layout layout, uint32_t k, uint64_t n, double fpr) {
   uint64_t hi = 1;
   while (PredictFpr(layout, hi, k, n) > fpr) {
     if (hi >= max_blocks)
-      throw UsageError("--fpr = " + std::to_string(fpr) + " is out of reach with --k " + std::to_string(k) +
-                       " for " + std::to_string(n) + " keys within the layout's size limit");
+      throw UsageError("--fpr = " + FormatReal(fpr) + " is out of reach with --k " + std::to_string(k) + " for " +
+                       std::to_string(n) + " keys within the layout's size limit");
     hi = std::min(hi * 2, max_blocks);
   }
   uint64_t lo = hi / 2;  // rate(lo) > fpr unless lo == 0
@@ -177,43 +119,77 @@ uint64_t BlocksForFpr(Layout layout, uint32_t k, uint64_t n, double fpr) {
   return hi;
 }
 
-Filter SizedFilter(const Args& args, uint64_t key_count) {
+uint64_t MaxBits(Layout layout) {
+  return layout == Layout::kClassic ? uint64_t{1} << 40 : (uint64_t{1} << 32) * LayoutBlockBits(layout);
+}
+
+// Builds the filter, or says how many bytes it could not get.
+Filter Allocate(Layout layout, uint64_t blocks, uint32_t k, HashKind hash, uint64_t seed) {
+  try {
+    return Filter(layout, blocks, k, hash, seed);
+  } catch (const std::bad_alloc&) {
+    Fail("out of memory: cannot allocate " +
+         std::to_string(kernels::PayloadBytes(static_cast<kernels::LayoutId>(layout), blocks)) + " bytes for a " +
+         std::string(LayoutName(layout)) + " filter of " + std::to_string(blocks) +
+         (layout == Layout::kClassic ? " bits" : " blocks"));
+  }
+}
+
+// What the filter was sized for: the keys and, with --fpr, the rate asked.
+struct Sizing {
+  uint64_t n = 0;
+  std::optional<double> fpr;
+};
+
+Filter SizedFilter(const Args& args, uint64_t key_count, Sizing* sizing) {
   const Layout layout = LayoutArg(args);
   const HashKind hash = HashArg(args);
   const uint64_t seed = args.U64("seed", 0);
   const int modes = args.Has("fpr") + args.Has("bits-per-key") + args.Has("bytes");
   if (modes != 1) throw UsageError("give exactly one of --fpr (with --n), --bits-per-key or --bytes");
-  const uint64_t n = args.Has("n") ? *args.OptU64("n", 1) : key_count;
+  const uint64_t n = args.Has("n") ? *args.OptU64("n", 1, kMaxKeys) : key_count;
+  if (!args.Has("n") && n > kMaxKeys)
+    throw UsageError("the input holds " + std::to_string(n) + " keys: expected at most " + std::to_string(kMaxKeys));
+  sizing->n = n;
   const std::optional<uint64_t> k_arg = args.OptU64("k", 1, 64);
   if (k_arg && !LayoutAcceptsK(layout, static_cast<uint32_t>(*k_arg)))
     throw UsageError("--k = " + std::to_string(*k_arg) + " is out of range for layout " +
-                     std::string(LayoutName(layout)) + ": expected " + std::to_string(LayoutMinK(layout)) + ".." +
-                     std::to_string(LayoutMaxK(layout)) +
+                     std::string(LayoutName(layout)) + ": " + RangeText(LayoutMinK(layout), LayoutMaxK(layout)) +
                      (layout == Layout::kSectorized512 ? " and a power of two" : ""));
   if (args.Has("fpr")) {
     const double fpr = *args.OptDouble("fpr");
     if (!(fpr > 0 && fpr < 1)) throw UsageError("--fpr = " + *args.Get("fpr") + " is out of range: expected (0, 1)");
     if (n == 0) throw UsageError("--n is required with --fpr when the input holds no keys");
-    if (!k_arg) return Filter::ForKeys(layout, n, fpr, hash, seed);
+    sizing->fpr = fpr;
+    if (!k_arg) {
+      const FilterParams p = SolveForKeys(layout, n, fpr);  // refuses what no filter reaches, naming why
+      return Allocate(layout, p.num_blocks, p.k, hash, seed);
+    }
     const auto k = static_cast<uint32_t>(*k_arg);
-    return Filter(layout, BlocksForFpr(layout, k, n, fpr), k, hash, seed);
+    return Allocate(layout, BlocksForFpr(layout, k, n, fpr), k, hash, seed);
   }
   uint64_t bits = 0;
   if (args.Has("bits-per-key")) {
     const double bpk = *args.OptDouble("bits-per-key");
-    if (!(bpk > 0)) throw UsageError("--bits-per-key = " + *args.Get("bits-per-key") + " is out of range: expected > 0");
     if (n == 0) throw UsageError("--n is required with --bits-per-key when the input holds no keys");
-    bits = static_cast<uint64_t>(std::ceil(bpk * static_cast<double>(n)));
+    // Checked in floating point before any conversion: bpk x n beyond the
+    // layout's limit (1e300, 2^64, ...) is an error, never a wrapped integer.
+    const double want = std::ceil(bpk * static_cast<double>(n));
+    const double max_bits = static_cast<double>(MaxBits(layout));
+    if (!(bpk > 0) || !(want <= max_bits))
+      throw UsageError("--bits-per-key = " + *args.Get("bits-per-key") + " is out of range for " + std::to_string(n) +
+                       " keys and layout " + std::string(LayoutName(layout)) + ": expected more than 0 and at most " +
+                       FormatReal(max_bits / static_cast<double>(n)) + " (" + std::to_string(MaxBits(layout)) +
+                       " bits in all)");
+    bits = static_cast<uint64_t>(want);
   } else {
-    bits = *args.OptU64("bytes", 1, uint64_t{1} << 40) * 8;
+    bits = *args.OptU64("bytes", 1, MaxBits(layout) / 8) * 8;
   }
+  const uint64_t block = LayoutBlockBits(layout);
+  const uint64_t blocks = (bits + block - 1) / block;
   uint32_t k = k_arg ? static_cast<uint32_t>(*k_arg) : 0;
-  if (!k_arg) {
-    // The best k for the size and the expected keys (the model's optimum).
-    const uint64_t block = LayoutBlockBits(layout);
-    k = SolveForSize(layout, (bits + block - 1) / block, std::max<uint64_t>(n, 1)).k;
-  }
-  return Filter::WithBits(layout, bits, k, hash, seed);
+  if (!k_arg) k = SolveForSize(layout, blocks, std::max<uint64_t>(n, 1)).k;  // the model's best k
+  return Allocate(layout, blocks, k, hash, seed);
 }
 
 std::string Describe(const Filter& f) {
@@ -227,19 +203,53 @@ void WriteOut(const std::string& s) {
   if (!s.empty() && std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) Fail("cannot write to stdout");
 }
 
-// A JSON string literal's body: quotes, backslashes and control bytes escaped.
+// The length of the valid UTF-8 sequence at s[i] (1..4), or 0 if the bytes
+// there are not one (stray continuation byte, overlong form, surrogate, past
+// U+10FFFF, cut short).
+size_t Utf8Length(std::string_view s, size_t i) {
+  const auto b = [&](size_t j) { return j < s.size() ? static_cast<unsigned char>(s[j]) : 0u; };
+  const unsigned c = b(i);
+  const auto cont = [&](size_t j) { return (b(j) & 0xC0) == 0x80; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned c1 = b(i + 1);
+    if (!cont(i + 1) || !cont(i + 2)) return 0;
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F)) return 0;  // overlong, surrogate
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned c1 = b(i + 1);
+    if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
+    if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) return 0;  // overlong, > U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// A JSON string literal's body: valid UTF-8 kept; quotes, backslashes and
+// control bytes escaped; each byte that is not part of valid UTF-8 (a file
+// name is any bytes) becomes U+FFFD, so the document is always valid JSON.
 std::string JsonEscape(std::string_view s) {
   std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    const size_t len = Utf8Length(s, i);
+    if (len == 0) {
+      out += "\\ufffd";
+      ++i;
+    } else if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
+      ++i;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
       out += buf;
+      ++i;
     } else {
-      out += c;
+      out.append(s.substr(i, len));
+      i += len;
     }
   }
   return out;
@@ -260,8 +270,10 @@ int Build(int argc, char** argv) {
   const std::string out = args.Require("o");
   LayoutArg(args);  // usage errors before reading a possibly large input
   HashArg(args);
+  if (args.Has("n")) args.OptU64("n", 1, kMaxKeys);
   const Keys keys(args);
-  Filter f = SizedFilter(args, keys.count());
+  Sizing sizing;
+  Filter f = SizedFilter(args, keys.count(), &sizing);
   Progress progress("build", keys.count());
   keys.ForEachBatch([&](std::span<const std::string_view> batch) {
     f.InsertBatch(batch);
@@ -269,6 +281,17 @@ int Build(int argc, char** argv) {
   });
   SaveFilter(f, out);
   std::printf("%s: %s\n", out.c_str(), Describe(f).c_str());
+  // More keys than sized for: say so when the rate asked for is now missed
+  // by more than a factor of two (the filter is still written).
+  if (sizing.fpr && f.inserted() > sizing.n) {
+    const double now = PredictFpr(f.layout(), f.num_blocks(), f.k(), f.inserted());
+    if (now > 2 * *sizing.fpr)
+      std::fprintf(stderr,
+                   "blockbloom build: warning: %llu keys went into a filter sized for --n %llu: its predicted "
+                   "false-positive rate is now %s, more than twice the --fpr %s asked for\n",
+                   static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(sizing.n),
+                   FormatReal(now).c_str(), FormatReal(*sizing.fpr).c_str());
+  }
   return 0;
 }
 
@@ -278,7 +301,7 @@ int Query(int argc, char** argv) {
   const std::string mode = args.GetOr("output", "bits");
   if (mode != "bits" && mode != "hits" && mode != "count")
     throw UsageError("--output = '" + mode + "' is unknown: expected bits, hits or count");
-  const FilterView view = FilterView::Open(args.positionals()[0]);
+  const Filter view = LoadFilter(args.positionals()[0]);  // a validated copy: no SIGBUS if the file shrinks
   const Keys keys(args);
   std::vector<uint8_t> answers(kBatchKeys);
   uint64_t total = 0;
@@ -308,7 +331,7 @@ int Stats(int argc, char** argv) {
   const std::string format = args.GetOr("format", "text");
   if (format != "text" && format != "json") throw UsageError("--format = '" + format + "' is unknown: expected text or json");
   const std::string path = args.positionals()[0];
-  const FilterView v = FilterView::Open(path);
+  const Filter v = LoadFilter(path);  // a validated copy: no SIGBUS if the file shrinks
   const uint64_t set = v.PopCount();
   const double fill = static_cast<double>(set) / static_cast<double>(v.bit_count());
   // See fold.h: n ~ ln(1 - X/m) / ln(1 - q), q the chance one key sets a given bit
@@ -317,21 +340,34 @@ int Stats(int argc, char** argv) {
   const char* estimator = v.layout() == Layout::kClassic
                               ? "Swamidass & Baldi: -(m/k) ln(1 - X/m)"
                               : "inverted expected fill: ln(1 - X/m) / ln(1 - q), q = chance one key sets a given bit";
-  // The model's rate for the distinct keys the fill suggests (a full filter: 1).
-  const double fpr = std::isfinite(est) ? PredictFpr(v.layout(), v.num_blocks(), v.k(), std::llround(est)) : 1.0;
-  const double fpr_inserted = PredictFpr(v.layout(), v.num_blocks(), v.k(), v.inserted());
+  // Beyond kMaxKeysPerBit keys per bit the filter answers yes to nearly
+  // everything: 1 is the rate, and the model is not asked (its cost grows
+  // with keys per block).
+  const double max_keys = static_cast<double>(v.bit_count()) * kMaxKeysPerBit;
+  auto rate = [&](double keys) {
+    if (!std::isfinite(keys) || keys > max_keys) return 1.0;
+    return PredictFpr(v.layout(), v.num_blocks(), v.k(), static_cast<uint64_t>(std::llround(keys)));
+  };
+  const bool overloaded = static_cast<double>(v.inserted()) > max_keys;
+  const double fpr = rate(est);  // the model's rate for the distinct keys the fill suggests
+  const double fpr_inserted = rate(static_cast<double>(v.inserted()));
+  const std::string overload_note =
+      "the header claims " + std::to_string(v.inserted()) + " keys, more than " + std::to_string(kMaxKeysPerBit) +
+      " per bit of this " + std::to_string(v.bit_count()) +
+      "-bit filter: it cannot meaningfully hold them (the rate is 1 to within 0.1%; the model is not evaluated)";
   if (format == "json") {
     std::printf(
         "{\"file\": \"%s\", \"format_version\": %u, \"layout\": \"%s\", \"blocks\": %llu, \"bits\": %llu, "
         "\"bytes\": %llu, \"k\": %u, \"hash\": \"%s\", \"seed\": %llu, \"keys_inserted\": %llu, "
         "\"bits_set\": %llu, \"fill_ratio\": %s, \"estimated_distinct_keys\": %s, \"estimator\": \"%s\", "
-        "\"predicted_fpr\": %s, \"predicted_fpr_at_inserted\": %s}\n",
+        "\"predicted_fpr\": %s, \"predicted_fpr_at_inserted\": %s, \"overloaded\": %s%s%s%s}\n",
         JsonEscape(path).c_str(), kFormatVersion, std::string(LayoutName(v.layout())).c_str(),
         static_cast<unsigned long long>(v.num_blocks()), static_cast<unsigned long long>(v.bit_count()),
         static_cast<unsigned long long>(v.byte_size()), v.k(), std::string(HashName(v.hash_kind())).c_str(),
         static_cast<unsigned long long>(v.seed()), static_cast<unsigned long long>(v.inserted()),
         static_cast<unsigned long long>(set), JsonNumber(fill).c_str(), JsonNumber(est).c_str(), estimator,
-        JsonNumber(fpr).c_str(), JsonNumber(fpr_inserted).c_str());
+        JsonNumber(fpr).c_str(), JsonNumber(fpr_inserted).c_str(), overloaded ? "true" : "false",
+        overloaded ? ", \"note\": \"" : "", overloaded ? JsonEscape(overload_note).c_str() : "", overloaded ? "\"" : "");
     return 0;
   }
   std::printf("file            %s (format version %u)\n", path.c_str(), kFormatVersion);
@@ -347,6 +383,7 @@ int Stats(int argc, char** argv) {
   std::printf("fill ratio      %.6f\n", fill);
   std::printf("distinct keys   %.0f (estimated from the fill; %s)\n", est, estimator);
   std::printf("fpr now         %.6g (model at the estimated distinct keys; %.6g at keys inserted)\n", fpr, fpr_inserted);
+  if (overloaded) std::printf("overloaded      %s\n", overload_note.c_str());
   return 0;
 }
 
@@ -360,7 +397,10 @@ int Merge(int argc, char** argv) {
   const Filter b = LoadFilter(b_path);
   std::string why;
   if (!a.CompatibleWith(b, &why)) Fail("cannot merge " + a_path + " and " + b_path + ": " + why);
+  // Keys inserted add up, saturating: two files of 2^63 keys do not make 0.
+  const uint64_t sum = a.inserted() > UINT64_MAX - b.inserted() ? UINT64_MAX : a.inserted() + b.inserted();
   a.UnionWith(b);
+  a.set_inserted(sum);
   SaveFilter(a, out);
   std::printf("%s: %s\n", out.c_str(), Describe(a).c_str());
   return 0;

@@ -1,10 +1,20 @@
 // blockbloom: the command-line front end of the library.
+//
+// Every command's output to stdout is checked: a failed write (a full disk,
+// a closed pipe or descriptor) is one line on stderr and exit status 1.
+// SIGINT and SIGTERM remove the temporary file of an output being written,
+// then end the process as the signal would.
+#include <signal.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <string_view>
 
+#include "blockbloom/format.h"
 #include "blockbloom/layout.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
@@ -38,13 +48,15 @@ void Usage(FILE* out) {
                "usage: blockbloom [--target NAME] COMMAND [ARGS]\n"
                "  --target NAME   pin the SIMD target (as BLOCKBLOOM_TARGET does); 'blockbloom targets' lists them\n\n");
   for (const Command& c : kCommands) std::fprintf(out, "  %-15s %s\n", c.name, c.help);
+  std::fprintf(out, "\n'blockbloom COMMAND --help' lists every option of a command with its default.\n");
 }
 
-}  // namespace
+// The command being run, for messages after it returns.
+std::string cmd_name;
 
-int main(int argc, char** argv) {
+// Runs the command line; returns the exit status.
+int Run(int argc, char** argv) {
   int i = 1;
-  std::string cmd_name;
   try {
     for (; i < argc; ++i) {
       std::string_view a = argv[i];
@@ -70,7 +82,12 @@ int main(int argc, char** argv) {
       for (int j = i + 1; j < argc; ++j) {
         const std::string_view a = argv[j];
         if (a == "--help" || a == "-h") {
-          std::printf("usage: blockbloom %s %s\n", c.name, c.help);
+          const std::string_view help = blockbloom::cli::CommandHelp(c.name);
+          if (help.empty()) {
+            std::printf("usage: blockbloom %s %s\n", c.name, c.help);
+          } else {
+            std::fwrite(help.data(), 1, help.size(), stdout);
+          }
           return 0;
         }
       }
@@ -80,10 +97,57 @@ int main(int argc, char** argv) {
   } catch (const blockbloom::cli::UsageError& e) {
     std::fprintf(stderr, "blockbloom%s%s: %s\n", cmd_name.empty() ? "" : " ", cmd_name.c_str(), e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    // Where the CLI allocates it names the size; this is the last resort.
+    std::fprintf(stderr, "blockbloom%s%s: out of memory\n", cmd_name.empty() ? "" : " ", cmd_name.c_str());
+    return 1;
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (msg.rfind("blockbloom: ", 0) == 0) msg = msg.substr(12);
     std::fprintf(stderr, "blockbloom%s%s: %s\n", cmd_name.empty() ? "" : " ", cmd_name.c_str(), msg.c_str());
     return 1;
   }
+}
+
+// Removes a temporary output file, then dies of the signal (the exit status
+// a shell expects: 128 + signal number).
+extern "C" void OnTerminatingSignal(int sig) {
+  blockbloom::RemovePendingTempFiles();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void InstallSignalHandlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    // A signal the caller ignores (nohup, a background job) stays ignored.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = OnTerminatingSignal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+// Flushes stdout; false (errno set) if anything written to it was lost.
+bool FlushStdout() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    if (errno == 0) errno = EIO;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  InstallSignalHandlers();
+  const int status = Run(argc, argv);
+  if (!FlushStdout()) {
+    std::fprintf(stderr, "blockbloom%s%s: cannot write to standard output: %s\n", cmd_name.empty() ? "" : " ",
+                 cmd_name.c_str(), std::strerror(errno));
+    return status == 0 ? 1 : status;
+  }
+  return status;
 }

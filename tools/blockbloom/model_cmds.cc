@@ -57,7 +57,7 @@ int Params(int argc, char** argv) {
   Args args(argc, argv, {"n", "fpr", "layout", "format"});
   args.ExpectPositionals(0, 0, "no positional arguments");
   if (!args.Has("n")) throw UsageError("--n is required");
-  const uint64_t n = args.U64("n", 0, 1, uint64_t{1} << 40);
+  const uint64_t n = args.U64("n", 0, 1, kMaxKeys);
   const auto fpr_opt = args.OptDouble("fpr");
   if (!fpr_opt) throw UsageError("--fpr is required");
   const double fpr = *fpr_opt;
@@ -154,7 +154,7 @@ int Table(int argc, char** argv) {
   const auto [k_lo, k_hi] = args.Range("k", {LayoutMinK(layout), LayoutMaxK(layout)});
   if (!(k_lo >= 1 && k_hi <= 32 && k_lo == static_cast<uint32_t>(k_lo) && k_hi == static_cast<uint32_t>(k_hi)))
     throw UsageError("--k = " + args.GetOr("k", "") + " is out of range: expected integers C:D with 1 <= C <= D <= 32");
-  const uint64_t n = args.U64("n", 1'000'000, 1, uint64_t{1} << 32);
+  const uint64_t n = args.U64("n", 1'000'000, 1, kMaxKeys);
   const Format format = ParseFormat(args, false);
 
   std::vector<uint32_t> ks;

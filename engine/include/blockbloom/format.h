@@ -82,12 +82,35 @@ struct FilterHeader {
 // is fsynced). A crash or error never leaves a partial file under `path`, and a
 // FilterView open on the old file keeps answering from it (rename replaces
 // the name, not the mapped inode).
+//
+// What `path` may be (the same for WriteFileAtomic and every CLI output):
+//  - a new name, or an existing regular file: replaced atomically; an existing
+//    file keeps its mode (and, when run as root, its owner and group); a new
+//    file gets 0666 less the umask. The temporary file is created with that
+//    mode from the start.
+//  - a symbolic link: followed. The link's final target (a regular file) is
+//    replaced atomically, beside the target, and the link stays a link. A
+//    dangling link is refused.
+//  - a directory, FIFO, socket or device: refused before anything is written,
+//    with one line naming what it is ("blockbloom: out: is a FIFO: expected a
+//    regular file or a new name ..."). Nothing is ever written *into* a file.
+// Temporary files are named "<target>.tmp.<pid>.<6 characters>". A process
+// killed while writing may leave one; the next write to the same target
+// removes those whose writer process is dead and that are older than the
+// writing process. RemovePendingTempFiles() removes this process's own (the
+// CLI calls it on SIGINT and SIGTERM).
 // Throws std::runtime_error naming the path and the failing step.
 void SaveFilter(const Filter& filter, const std::string& path);
 
 // Reads and validates the whole file (size, magic, version, layout, hash, k,
 // blocks, payload size, checksum, zero padding) before building the filter.
-// Throws FormatError for a bad file, std::runtime_error if it cannot be read.
+// Only a regular file is read: a FIFO, socket, device or directory is refused
+// at once (opened with O_NONBLOCK and checked before any read), never waited
+// on. The file is read with pread(), not mapped, into the new filter's memory
+// and validated there: a file truncated or rewritten while it is read fails
+// with a FormatError, never a signal.
+// Throws FormatError for a bad file, std::runtime_error if it cannot be read
+// (or its payload cannot be allocated: the message says how many bytes).
 Filter LoadFilter(const std::string& path);
 // As above, then moves the new filter into `*into`; on any error `*into` is
 // left exactly as it was.
@@ -102,8 +125,13 @@ Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name =
 FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
 
 // Writes `parts` one after another to `path` with the same atomic protocol as
-// SaveFilter (temporary file, fsync, rename). For other outputs of the CLI.
+// SaveFilter (temporary file, fsync, rename) and the same rules for `path`.
 void WriteFileAtomic(const std::string& path, std::span<const std::span<const uint8_t>> parts);
+
+// Unlinks the temporary files this process's SaveFilter / WriteFileAtomic calls
+// are writing at this moment. Async-signal-safe: call it from a SIGINT or
+// SIGTERM handler, then let the signal take its course.
+void RemovePendingTempFiles() noexcept;
 
 // ---- Read-only view ------------------------------------------------------------
 // A filter file mapped read-only and queried in place (no copy, no heap
@@ -111,9 +139,18 @@ void WriteFileAtomic(const std::string& path, std::span<const std::span<const ui
 // pages are shared with every other process mapping the same file. Answers are
 // those of the Filter the file was saved from, through the same kernels.
 // Move-only; const members are safe from any number of threads.
+//
+// A mapping reads the file as it is now, not as it was validated. SaveFilter
+// replaces files by rename, which a view never notices (it keeps the old
+// inode). But if another program truncates the file *in place* while it is
+// mapped, touching a page past the new end raises SIGBUS in the querying
+// thread (the kernel's rule for shared mappings; a view cannot catch it), and
+// bytes rewritten in place are seen unvalidated. Use LoadFilter (a validated
+// private copy) for files others may modify in place; the CLI does.
 class FilterView {
  public:
-  // Maps and validates `path` (as LoadFilter). Throws FormatError / std::runtime_error.
+  // Maps and validates `path` (as LoadFilter; only a regular file, never waited
+  // on). Throws FormatError / std::runtime_error.
   static FilterView Open(const std::string& path);
 
   FilterView(FilterView&& other) noexcept;

@@ -1,0 +1,122 @@
+// `blockbloom COMMAND --help`: every option of every command with its default
+// (tests/cli_core_test.cc checks each option the parser accepts is listed
+// here with a default or "required").
+#include <string_view>
+
+#include "tools/blockbloom/commands.h"
+
+namespace blockbloom::cli {
+namespace {
+
+#define BB_LAYOUTS "blocked512, split256, sectorized512, register64, classic"
+#define BB_KEYS                                                                                        \
+  "  --keys FILE      keys, one per line, split on \\n only and never trimmed (default: standard input,\n" \
+  "                   also given as '-'; FILE must be a regular file: pipe keys in through stdin)\n"       \
+  "  --key-width W    read fixed-width binary records of W bytes instead of lines, 1..1048576\n"         \
+  "                   (default: lines)\n"
+#define BB_OUT                                                                                          \
+  "  -o OUT           the output file (required); replaced atomically (temporary file + rename), never\n" \
+  "                   written into: a symbolic link's target is replaced, a directory, FIFO, socket or\n"  \
+  "                   device is refused\n"
+
+struct Help {
+  std::string_view name;
+  std::string_view text;
+};
+
+constexpr Help kHelp[] = {
+    {"demo",
+     "usage: blockbloom demo [options]\n"
+     "Builds a blocked filter, inserts and probes keys on every SIMD target this CPU runs, and reports\n"
+     "ns/key, the measured false-positive rate beside the model's, and the memory used.\n"
+     "  --n N            keys, 1..2^40 (default: 10000000)\n"
+     "  --fpr P          target false-positive rate, 0 < P < 1 (default: 0.01)\n"
+     "  --layout L       one of " BB_LAYOUTS " (default: blocked512)\n"
+     "  --reps R         runs per target, the median is shown, 1..100 (default: 3)\n"
+     "  --batch B        keys per batch call, 1..2^30 (default: 65536)\n"},
+    {"params",
+     "usage: blockbloom params --n N --fpr P [options]\n"
+     "Sizes a filter for N keys at rate P by the exact model: bits, bytes, bits/key, k, predicted rate.\n"
+     "  --n N            keys, 1..2^40, digits or shorthand such as 1e6 (required)\n"
+     "  --fpr P          false-positive rate, 0 < P < 1 (required)\n"
+     "  --layout L       one of " BB_LAYOUTS " (default: every layout)\n"
+     "  --format F       text, csv or json (default: text)\n"},
+    {"table",
+     "usage: blockbloom table --layout L [options]\n"
+     "The model's false-positive rate by bits per key (rows) and k (columns).\n"
+     "  --layout L       one of " BB_LAYOUTS " (required)\n"
+     "  --mn A:B         bits per key, rows A..B step 1, 1 <= A <= B <= 1000 (default: 2:16)\n"
+     "  --k C:D          k, columns C..D (default: every k the layout accepts)\n"
+     "  --n N            keys, 1..2^40 (default: 1000000)\n"
+     "  --format F       text or csv (default: text)\n"},
+    {"verify",
+     "usage: blockbloom verify [options]\n"
+     "Builds real filters over a grid, measures their rates against an exact set of the keys and holds\n"
+     "each to the model's binomial interval; exits 1 if one falls outside.\n"
+     "  --layout L,...   layouts among " BB_LAYOUTS " (default: every layout)\n"
+     "  --keys N         keys per filter, 1..2^32 (default: 1000, 100000 and 10000000)\n"
+     "  --probes N       absent probes per point, 1..2^36 (default: enough for the interval)\n"
+     "  --bits-per-key B,...  bits per key, each 1..1000 (default: 4,8,12,16,20,24)\n"
+     "  --streams S,...  key streams: random, sequential, urls (default: random,urls)\n"
+     "  --confidence C   acceptance level, 0.5 < C < 1 (default: 0.999)\n"
+     "  --format F       text or csv (default: text)\n"},
+    {"build",
+     "usage: blockbloom build --layout L (--n N --fpr P | --bits-per-key B | --bytes N) -o OUT [options]\n"
+     "Builds a filter from keys (a file or standard input) and saves it. Warns on stderr (exit 0) when\n"
+     "more keys went in than --n and the predicted rate is more than twice --fpr.\n"
+     "  --layout L       one of " BB_LAYOUTS " (required)\n"
+     "  --n N            keys to size for, 1..2^40 (default: the number of keys read)\n"
+     "  --fpr P          size by the exact model for rate P, 0 < P < 1 (one sizing mode is required)\n"
+     "  --bits-per-key B size as B bits per key of --n (one sizing mode is required)\n"
+     "  --bytes N        size as N bytes, rounded up to whole blocks (one sizing mode is required)\n"
+     "  --k K            hash functions, within the layout's range (default: the model's best k)\n"
+     "  --hash H         xxh3 or xxh64 (default: xxh3; split256 with xxh64 seed 0 is Parquet's)\n"
+     "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
+    {"query",
+     "usage: blockbloom query FILTER [options]\n"
+     "Answers keys (a file or standard input) against a filter file.\n" BB_KEYS
+     "  --output O       bits (one 0/1 line per key), hits (the keys that may be present) or count\n"
+     "                   (default: bits)\n"},
+    {"stats",
+     "usage: blockbloom stats FILTER [options]\n"
+     "Parameters, fill, distinct keys estimated from the fill, and the model's rate now; says so when the\n"
+     "header claims more keys than the filter can meaningfully hold.\n"
+     "  --format F       text or json (default: text; json escapes any file name into valid UTF-8)\n"},
+    {"merge",
+     "usage: blockbloom merge A B -o OUT\n"
+     "The union of two compatible filters (same layout, size, k, hash and seed; refuses others, naming\n"
+     "why). Keys inserted add up, saturating at 2^64-1.\n" BB_OUT},
+    {"fold",
+     "usage: blockbloom fold FILTER -o OUT\n"
+     "Halves the filter (needs an even block count; classic: bit count).\n" BB_OUT},
+    {"import-parquet",
+     "usage: blockbloom import-parquet FILE -o OUT [options]\n"
+     "Reads a Parquet split-block Bloom filter (Thrift BloomFilterHeader + bitset) as a split256 filter.\n"
+     "  --bytes N        FILE is a bare bitset of exactly N bytes (default: FILE starts with the header)\n" BB_OUT},
+    {"export-parquet",
+     "usage: blockbloom export-parquet FILTER -o OUT [options]\n"
+     "Writes a split256 / xxh64 / seed 0 filter as a Parquet split-block Bloom filter bitset.\n"
+     "  --with-header    put the Thrift-compact BloomFilterHeader first (default: off, bitset only)\n" BB_OUT},
+    {"targets",
+     "usage: blockbloom targets\n"
+     "Lists the compiled SIMD targets, which this CPU supports, and the one in use. No options.\n"},
+    {"bench",
+     "usage: blockbloom bench [BENCHMARK_FLAGS...]\n"
+     "Runs the Google Benchmark suites (the blockbloom_bench binary built beside this one); every\n"
+     "argument goes to Google Benchmark (--benchmark_filter=REGEX, ...). tools/bench.sh builds them and\n"
+     "writes the report.\n"},
+};
+
+#undef BB_LAYOUTS
+#undef BB_KEYS
+#undef BB_OUT
+
+}  // namespace
+
+std::string_view CommandHelp(std::string_view name) {
+  for (const Help& h : kHelp)
+    if (h.name == name) return h.text;
+  return {};
+}
+
+}  // namespace blockbloom::cli

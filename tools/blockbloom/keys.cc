@@ -1,0 +1,68 @@
+#include "tools/blockbloom/keys.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+#include "engine/src/path.h"
+
+namespace blockbloom::cli {
+namespace {
+
+constexpr size_t kReadChunk = size_t{1} << 20;
+
+[[noreturn]] void Fail(const std::string& msg) { throw std::runtime_error("blockbloom: " + msg); }
+
+}  // namespace
+
+std::string ReadInput(const std::optional<std::string>& path) {
+  const bool use_stdin = !path || *path == "-";
+  const std::string label = use_stdin ? "<stdin>" : *path;
+  uint64_t size = 0;
+  const int fd = use_stdin ? 0 : detail::OpenRegularFile(*path, &size);
+  struct Closer {
+    int fd;
+    bool own;
+    ~Closer() {
+      if (own) ::close(fd);
+    }
+  } closer{fd, !use_stdin};
+  std::string data;
+  try {
+    if (size > 0) data.reserve(static_cast<size_t>(size));
+    std::string buf(kReadChunk, '\0');
+    for (;;) {
+      const ssize_t r = ::read(fd, buf.data(), buf.size());
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        Fail(label + ": cannot read: " + std::strerror(errno));
+      }
+      if (r == 0) break;
+      data.append(buf.data(), static_cast<size_t>(r));
+    }
+  } catch (const std::bad_alloc&) {
+    Fail(label + ": out of memory: cannot hold " +
+         std::to_string(std::max<uint64_t>(size, data.size() + kReadChunk)) + " bytes of keys");
+  }
+  return data;
+}
+
+KeySplitter::KeySplitter(std::string_view data, size_t width, const std::string& label)
+    : data_(data), width_(width) {
+  if (width_ > 0) {
+    if (data_.size() % width_ != 0)
+      Fail(label + ": byte " + std::to_string(data_.size() - data_.size() % width_) + ": last record has " +
+           std::to_string(data_.size() % width_) + " bytes: expected whole records of --key-width " +
+           std::to_string(width_) + " bytes");
+    count_ = data_.size() / width_;
+  } else {
+    count_ = static_cast<size_t>(std::count(data_.begin(), data_.end(), '\n'));
+    if (!data_.empty() && data_.back() != '\n') ++count_;
+  }
+}
+
+}  // namespace blockbloom::cli
