@@ -200,7 +200,8 @@ std::string Describe(const Filter& f) {
 }
 
 void WriteOut(const std::string& s) {
-  if (!s.empty() && std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) Fail("cannot write to stdout");
+  if (!s.empty() && std::fwrite(s.data(), 1, s.size(), stdout) != s.size())
+    Fail(std::string("cannot write to standard output: ") + std::strerror(errno));
 }
 
 // The length of the valid UTF-8 sequence at s[i] (1..4), or 0 if the bytes
@@ -321,7 +322,7 @@ int Query(int argc, char** argv) {
     WriteOut(text);
   });
   if (mode == "count") std::printf("%llu\n", static_cast<unsigned long long>(total));
-  if (std::fflush(stdout) != 0) Fail("cannot write to stdout");
+  if (std::fflush(stdout) != 0) Fail(std::string("cannot write to standard output: ") + std::strerror(errno));
   return 0;
 }
 

@@ -144,10 +144,11 @@ bool FlushStdout() {
 int main(int argc, char** argv) {
   InstallSignalHandlers();
   const int status = Run(argc, argv);
-  if (!FlushStdout()) {
+  // A command that failed has said why already: one line, not two.
+  if (!FlushStdout() && status == 0) {
     std::fprintf(stderr, "blockbloom%s%s: cannot write to standard output: %s\n", cmd_name.empty() ? "" : " ",
                  cmd_name.c_str(), std::strerror(errno));
-    return status == 0 ? 1 : status;
+    return 1;
   }
   return status;
 }
