@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -214,6 +215,82 @@ TEST(Format, FailedSaveLeavesNothingBehind) {
     EXPECT_NE(std::string(e.what()).find("missing/f.bbf"), std::string::npos) << e.what();
   }
   EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"taken"});
+}
+
+// ---- Paths: what a save may replace, what a load may read (format.h) --------------
+
+TEST(Paths, SaveRefusesFifoSocketAndDirectoryAndLeavesThemAsTheyWere) {
+  TempDir dir;
+  const Filter a = MakeFilter(Layout::kBlocked512, 8, HashKind::kXxh3, 1, 100);
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
+  try {
+    SaveFilter(a, dir / "fifo");
+    FAIL() << "a FIFO was replaced";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fifo: is a FIFO: expected a regular file or a new name"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(fs::is_fifo(dir / "fifo"));
+  fs::create_directory(dir / "d");
+  EXPECT_THROW(SaveFilter(a, dir / "d"), std::runtime_error);
+  EXPECT_TRUE(fs::is_directory(dir / "d"));
+  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"d", "fifo"}));
+}
+
+TEST(Paths, SaveThroughASymlinkReplacesTheTargetAndKeepsTheLink) {
+  TempDir dir;
+  const Filter a = MakeFilter(Layout::kBlocked512, 8, HashKind::kXxh3, 1, 100);
+  const Filter b = MakeFilter(Layout::kClassic, 1000, HashKind::kXxh64, 2, 100);
+  fs::create_directory(dir / "real");
+  SaveFilter(a, dir / "real/f.bbf");
+  fs::permissions(dir / "real/f.bbf", fs::perms(0640));
+  fs::create_symlink("real/f.bbf", dir / "link.bbf");
+  SaveFilter(b, dir / "link.bbf");
+  EXPECT_TRUE(fs::is_symlink(dir / "link.bbf"));
+  EXPECT_TRUE(LoadFilter(dir / "real/f.bbf") == b);
+  EXPECT_EQ(fs::status(dir / "real/f.bbf").permissions(), fs::perms(0640)) << "the replaced file's mode changed";
+  fs::create_symlink("nowhere.bbf", dir / "dangling.bbf");
+  EXPECT_THROW(SaveFilter(b, dir / "dangling.bbf"), std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir / "nowhere.bbf"));
+}
+
+TEST(Paths, LoadAndViewRefuseAFifoAtOnce) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
+  Filter target(Layout::kBlocked512, 2, 3);
+  const Filter before = target;
+  // Without the check before open's wait these would block forever (no writer).
+  try {
+    LoadFilter(dir / "fifo", &target);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a FIFO: expected a regular file"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(target == before);
+  EXPECT_THROW(FilterView::Open(dir / "fifo"), std::runtime_error);
+  EXPECT_THROW(FilterView::Open(dir.path().string()), std::runtime_error);  // a directory
+}
+
+TEST(Paths, RemovePendingTempFilesIsHarmlessWhenNothingIsBeingWritten) {
+  TempDir dir;
+  const Filter a = MakeFilter(Layout::kBlocked512, 8, HashKind::kXxh3, 1, 100);
+  SaveFilter(a, dir / "f.bbf");
+  RemovePendingTempFiles();
+  EXPECT_TRUE(LoadFilter(dir / "f.bbf") == a);
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"f.bbf"});
+}
+
+TEST(Sizes, WithBytesBeyondTheLimitNamesTheBytesNotZeroBits) {
+  for (const uint64_t bytes : {uint64_t{1} << 61, (uint64_t{1} << 61) + 1, uint64_t{1} << 62, UINT64_MAX}) {
+    try {
+      Filter::WithBytes(Layout::kBlocked512, bytes, 6);
+      FAIL() << bytes;
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("bytes = " + std::to_string(bytes) + " is out of range"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find("bits = 0"), std::string::npos) << msg;
+    }
+  }
 }
 
 // ---- Corruption: one test per kind, each naming the byte --------------------------
