@@ -415,7 +415,13 @@ int Fold(int argc, char** argv) {
   if (!CanFold(f))
     Fail("cannot fold " + args.positionals()[0] + ": " + std::to_string(f.num_blocks()) +
          (f.layout() == Layout::kClassic ? " bits" : " blocks") + " is odd: expected an even number");
-  const Filter folded = blockbloom::Fold(f);
+  const Filter folded = [&] {
+    try {
+      return blockbloom::Fold(f);
+    } catch (const std::bad_alloc&) {
+      Fail("out of memory: cannot allocate " + std::to_string(f.byte_size() / 2) + " bytes for the folded filter");
+    }
+  }();
   SaveFilter(folded, out);
   std::printf("%s: %s\n", out.c_str(), Describe(folded).c_str());
   return 0;
@@ -429,12 +435,16 @@ int ImportParquet(int argc, char** argv) {
   const std::string data = ReadInput(path);
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size());
   Filter f = [&] {
-    if (!args.Has("bytes")) return blockbloom::ImportParquet(bytes, path);
-    const uint64_t n = *args.OptU64("bytes", 1);
-    if (n != bytes.size())
-      Fail(path + ": " + std::to_string(bytes.size()) + " bytes: expected the bare bitset of --bytes " +
-           std::to_string(n));
-    return ImportParquetBitset(bytes, path);
+    try {
+      if (!args.Has("bytes")) return blockbloom::ImportParquet(bytes, path);
+      const uint64_t n = *args.OptU64("bytes", 1);
+      if (n != bytes.size())
+        Fail(path + ": " + std::to_string(bytes.size()) + " bytes: expected the bare bitset of --bytes " +
+             std::to_string(n));
+      return ImportParquetBitset(bytes, path);
+    } catch (const std::bad_alloc&) {
+      Fail("out of memory: cannot allocate " + std::to_string(bytes.size()) + " bytes for the imported filter");
+    }
   }();
   SaveFilter(f, out);
   std::printf("%s: %s\n", out.c_str(), Describe(f).c_str());

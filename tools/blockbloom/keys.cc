@@ -33,10 +33,15 @@ std::string ReadInput(const std::optional<std::string>& path) {
   } closer{fd, !use_stdin};
   std::string data;
   try {
-    if (size > 0) data.reserve(static_cast<size_t>(size));
-    std::string buf(kReadChunk, '\0');
+    // A regular file: read straight into a string of its size; then (and for
+    // standard input) in chunks until end of file, for what the size missed.
+    data.resize(static_cast<size_t>(size));
+    data.resize(static_cast<size_t>(use_stdin ? 0 : detail::ReadFull(fd, data.data(), size, 0, label)));
+    std::string buf(use_stdin ? kReadChunk : 4096, '\0');
     for (;;) {
-      const ssize_t r = ::read(fd, buf.data(), buf.size());
+      // pread for a file (ReadFull did not move the offset), read for stdin.
+      const ssize_t r = use_stdin ? ::read(fd, buf.data(), buf.size())
+                                  : ::pread(fd, buf.data(), buf.size(), static_cast<off_t>(data.size()));
       if (r < 0) {
         if (errno == EINTR) continue;
         Fail(label + ": cannot read: " + std::strerror(errno));
