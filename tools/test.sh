@@ -35,6 +35,10 @@ if [[ -x tools/ci/sanitize.sh && "${BLOCKBLOOM_SKIP_SANITIZE:-0}" != 1 ]]; then
   stage "sanitizers: engine and kernel tests under ASan + UBSan (clang)"
   tools/ci/sanitize.sh
 fi
+if [[ -x tools/ci/tsan.sh && "${BLOCKBLOOM_SKIP_TSAN:-0}" != 1 ]]; then
+  stage "ThreadSanitizer: concurrent writers beside readers (clang)"
+  tools/ci/tsan.sh
+fi
 if [[ -x tools/ci/fuzz.sh && "${BLOCKBLOOM_SKIP_FUZZ:-0}" != 1 ]]; then
   stage "fuzz: filter loader under libFuzzer + ASan/UBSan"
   tools/ci/fuzz.sh

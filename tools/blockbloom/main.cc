@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/layout.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
