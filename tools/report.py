@@ -410,7 +410,7 @@ def mark_caches(ax, res):
 
 def plot_vs_size(res, op, floor_op, path, bpk=10, keys="u64"):
     """op's ns/key against filter size: every layout (best target, batched), libbloom, the floor."""
-    fig, ax = plt.subplots(figsize=(11, 6.5))
+    fig, ax = plt.subplots(figsize=(14, 6.5))
     sizes = res.sizes(bpk, keys)
     allv, allx = [], []
     series = [(lay, res.best_target, "batch", lay) for lay in LAYOUTS]
@@ -438,7 +438,7 @@ def plot_vs_size(res, op, floor_op, path, bpk=10, keys="u64"):
     mark_caches(ax, res)
     ax.set_xlabel("filter size")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=9, loc="lower right")
+    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5))  # outside: never over the data
     ax.set_title(f"{op.replace('_', ' ')} against filter size: {bpk} bits/key, {keys} keys, batched, "
                  f"{res.best_target}, 1 thread\n{res.machine_line()}", fontsize=11)
     fig.tight_layout()
@@ -452,7 +452,7 @@ def plot_tradeoff(res, path, sizes=("1MiB", "256MiB"), keys="u64"):
     panels = [s for s in sizes if any(res.get("query_absent", lay, bpk, s, keys) for lay in LAYOUTS for bpk in BPK_MARKERS)]
     if not panels:
         return False
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 6.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels) + 2.5, 6.5), squeeze=False)
     for ax, size in zip(axes[0], panels):
         xs, ys = [], []
         for lay in LAYOUTS + ["libbloom"]:
@@ -483,10 +483,10 @@ def plot_tradeoff(res, path, sizes=("1MiB", "256MiB"), keys="u64"):
     for bpk, marker in BPK_MARKERS.items():
         handles.append(plt.Line2D([], [], color="gray", marker=marker, ls="", ms=8))
         labels.append(f"{bpk} bits/key")
-    axes[0][0].legend(handles, labels, fontsize=9, loc="center right")
+    fig.legend(handles, labels, fontsize=9, loc="center right")  # beside the panels: never over the data
     fig.suptitle("Speed against false-positive rate: the same bits/key (marker) across layouts (colour), "
                  f"batched, {res.best_target}, 1 thread\n{res.machine_line()}", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1 - 2.3 / (7 * len(panels) + 2.5), 1))
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return True
