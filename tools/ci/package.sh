@@ -112,6 +112,42 @@ if [[ -x "$work/find_package/probe_service" ]]; then
   fi
 fi
 
+# The other two exported libraries link from the package too, each pulling in
+# blockbloom::blockbloom (and Highway) behind it.
+mkdir -p "$work/components"
+cat >"$work/components/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(components LANGUAGES CXX)
+find_package(blockbloom 0.1 CONFIG REQUIRED)
+add_executable(components main.cc)
+target_link_libraries(components PRIVATE blockbloom::garden blockbloom::verify)
+CMAKE
+cat >"$work/components/main.cc" <<'CXX'
+#include <cstdint>
+#include <cstdio>
+#include <blockbloom/exact_set.h>
+#include <blockbloom/garden.h>
+int main() {
+  blockbloom::garden::CountingFilter counting(1 << 12, 4);
+  blockbloom::ExactSet exact;
+  for (uint64_t key = 0; key < 1000; ++key) {
+    counting.Insert(key);
+    exact.Insert(key);
+  }
+  uint64_t found = 0;
+  for (uint64_t key = 0; key < 1000; ++key) found += counting.Count(key) > 0 && exact.Contains(key);
+  std::printf("garden and verify: %llu of 1000\n", static_cast<unsigned long long>(found));
+  return found == 1000 ? 0 : 1;
+}
+CXX
+check components-configure cmake -S "$work/components" -B "$work/components/build" -DCMAKE_PREFIX_PATH="$prefix"
+check components-build cmake --build "$work/components/build" -j "$jobs"
+if [[ "$("$work/components/build/components" 2>&1)" == "garden and verify: 1000 of 1000" ]]; then
+  ok "find_package: blockbloom::garden and blockbloom::verify link and run"
+else
+  fail "find_package: blockbloom::garden / blockbloom::verify: $("$work/components/build/components" 2>&1)"
+fi
+
 # ---- 2. pkg-config ----
 mkdir -p "$work/pkg-config"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
