@@ -4,7 +4,9 @@
 # temporary prefix, checks what was installed and `blockbloom --version`, then
 # builds and runs examples/probe_service three ways, checking its output each
 # time:
-#   1. find_package(blockbloom CONFIG) against the prefix (examples/CMakeLists.txt);
+#   1. find_package(blockbloom CONFIG) against the prefix (examples/CMakeLists.txt),
+#      with no Highway flags reaching the consumer's compile; and a small program
+#      on blockbloom::garden + blockbloom::verify from the same package;
 #   2. pkg-config against the prefix, no CMake (examples/Makefile);
 #   3. add_subdirectory of this source tree from a parent project that sets
 #      neither C++20 nor a build type (examples/subdirectory/), which builds the
