@@ -34,6 +34,7 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/layout.h"
+#include "engine/src/filter_access.h"
 
 #ifdef BLOCKBLOOM_CLI
 
@@ -114,9 +115,9 @@ class Hostile : public ::testing::Test {
 
   // A filter file of `blocks` blocked512 blocks whose header claims `keys`.
   void MakeClaimingFilter(const std::string& name, uint64_t blocks, uint64_t keys) const {
-    Filter f(Layout::kBlocked512, blocks, 6);
+    Filter f = Filter::WithBlocks(Layout::kBlocked512, blocks, 6);
     f.Insert(uint64_t{1});
-    f.set_inserted(keys);
+    detail::FilterAccess::SetInserted(f, keys);
     SaveFilter(f, Path(name));
   }
 

@@ -1,5 +1,5 @@
 // libFuzzer target: the file paths of the format, on arbitrary bytes written
-// to a memfd (a regular file) and opened by path: FilterView::Open (the mmap
+// to a memfd (a regular file) and opened by path: MappedFilter::Open (the mmap
 // view), LoadFilter (pread into the filter) and DeserializeFilter (a buffer)
 // must agree exactly: all reject with the same FormatError (message and byte
 // offset), or all accept and answer every probe the same, batched and one by
@@ -21,7 +21,8 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/layout.h"
-#include "engine/src/hash.h"
+#include "blockbloom/targets.h"
+#include "engine/src/hash_inline.h"
 
 namespace {
 
@@ -63,9 +64,9 @@ void Exercise(std::span<const uint8_t> bytes) {
   }
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
 
-  std::optional<blockbloom::FilterView> view;
+  std::optional<blockbloom::MappedFilter> view;
   std::optional<blockbloom::Filter> loaded, buffered;
-  const Outcome v = Try([&] { view.emplace(blockbloom::FilterView::Open(path)); });
+  const Outcome v = Try([&] { view.emplace(blockbloom::MappedFilter::Open(path)); });
   const Outcome l = Try([&] { loaded.emplace(blockbloom::LoadFilter(path)); });
   const Outcome b = Try([&] { buffered.emplace(blockbloom::DeserializeFilter(bytes, path)); });
   ::close(fd);

@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <new>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -26,7 +26,6 @@
 #include "blockbloom/layout.h"
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
-#include "kernels/layout.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
 #include "tools/blockbloom/keys.h"
@@ -126,10 +125,10 @@ uint64_t MaxBits(Layout layout) {
 // Builds the filter, or says how many bytes it could not get.
 Filter Allocate(Layout layout, uint64_t blocks, uint32_t k, HashKind hash, uint64_t seed) {
   try {
-    return Filter(layout, blocks, k, hash, seed);
+    return Filter::WithBlocks(layout, blocks, k, hash, seed);
   } catch (const std::bad_alloc&) {
     Fail("out of memory: cannot allocate " +
-         std::to_string(kernels::PayloadBytes(static_cast<kernels::LayoutId>(layout), blocks)) + " bytes for a " +
+         std::to_string(LayoutPayloadBytes(layout, blocks)) + " bytes for a " +
          std::string(LayoutName(layout)) + " filter of " + std::to_string(blocks) +
          (layout == Layout::kClassic ? " bits" : " blocks"));
   }
@@ -398,10 +397,7 @@ int Merge(int argc, char** argv) {
   const Filter b = LoadFilter(b_path);
   std::string why;
   if (!a.CompatibleWith(b, &why)) Fail("cannot merge " + a_path + " and " + b_path + ": " + why);
-  // Keys inserted add up, saturating: two files of 2^63 keys do not make 0.
-  const uint64_t sum = a.inserted() > UINT64_MAX - b.inserted() ? UINT64_MAX : a.inserted() + b.inserted();
-  a.UnionWith(b);
-  a.set_inserted(sum);
+  a.UnionWith(b);  // keys inserted add up, saturating: two files of 2^63 keys do not make 0
   SaveFilter(a, out);
   std::printf("%s: %s\n", out.c_str(), Describe(a).c_str());
   return 0;
