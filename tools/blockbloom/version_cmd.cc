@@ -4,7 +4,7 @@
 #include <string>
 
 #include "blockbloom/format.h"
-#include "blockbloom/layout.h"
+#include "blockbloom/targets.h"
 #include "blockbloom/version.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
