@@ -5,7 +5,7 @@
 // Offline step: read KEYS (one key per line), size a blocked512 filter for them
 // at a 1% false-positive rate, insert them in one batch and save the filter to
 // FILTER (atomically: a temporary file, fsync, rename).
-// Serving step: map FILTER read-only (FilterView: validated, checksummed, no
+// Serving step: map FILTER read-only (MappedFilter, a FilterView: validated, checksummed, no
 // copy), check that every key is found, then answer PROBES (one per line) in
 // batches, as a service answers the requests it has queued.
 //
@@ -25,6 +25,7 @@
 #include <blockbloom/filter.h>
 #include <blockbloom/format.h>
 #include <blockbloom/layout.h>
+#include <blockbloom/targets.h>
 #include <blockbloom/model.h>
 #include <blockbloom/version.h>
 
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
     blockbloom::SaveFilter(filter, filter_path);
 
     // Serving: map the file and answer from it.
-    const blockbloom::FilterView view = blockbloom::FilterView::Open(filter_path);
+    const blockbloom::MappedFilter view = blockbloom::MappedFilter::Open(filter_path);
     std::printf("mapped %s: %llu keys, %llu bytes\n", filter_path.c_str(),
                 static_cast<unsigned long long>(view.inserted()), static_cast<unsigned long long>(view.byte_size()));
     const uint64_t found = AnswerBatched(view, keys);
