@@ -100,6 +100,10 @@ constexpr Help kHelp[] = {
     {"targets",
      "usage: blockbloom targets\n"
      "Lists the compiled SIMD targets, which this CPU supports, and the one in use. No options.\n"},
+    {"version",
+     "usage: blockbloom version (or blockbloom --version)\n"
+     "Prints the library version, the filter file format version and the SIMD targets compiled in.\n"
+     "No options.\n"},
     {"bench",
      "usage: blockbloom bench [BENCHMARK_FLAGS...]\n"
      "Runs the Google Benchmark suites (the blockbloom_bench binary built beside this one); every\n"
