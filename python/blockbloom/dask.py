@@ -157,7 +157,7 @@ def may_contain(collection: Any, f: Any) -> Any:
     dd = _dataframe_module()
     shared = share(f)
     if isinstance(collection, da.Array):
-        return collection.map_blocks(_probe_block, shared, dtype=bool)
+        return collection.map_blocks(_probe_block, shared, dtype=bool, meta=np.empty((0,) * collection.ndim, dtype=bool))
     if isinstance(collection, db.Bag):
         return collection.map_partitions(_probe_partition, shared)
     if dd is not None and isinstance(collection, dd.Series):
