@@ -15,6 +15,11 @@ import pytest
 import blockbloom
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# Dask worker processes import blockbloom and these test modules (for the functions their tasks
+# name): give them the package's directory and this one.
+_paths = [str(Path(blockbloom.__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+os.environ["PYTHONPATH"] = os.pathsep.join(_paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 SUPPORTED = blockbloom.supported_targets()
 
 
