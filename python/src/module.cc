@@ -497,9 +497,10 @@ std::string Describe(Layout layout, uint64_t blocks, uint32_t k, uint64_t bytes,
          std::to_string(seed) + ", " + std::to_string(inserted) + " keys inserted";
 }
 
-// Common read-only properties of Filter and FilterView.
-template <typename Cls, typename Get>
-void DefineInfo(Cls& cls, Get get) {
+// Common read-only properties of Filter and FilterView. lock(s) returns the
+// shared lock that orders a Filter's bit reads against inserts (none for a view).
+template <typename Cls, typename Get, typename Lock>
+void DefineInfo(Cls& cls, Get get, Lock lock) {
   cls.def_property_readonly("layout", [get](const typename Cls::type& s) { return std::string(blockbloom::LayoutName(get(s).layout())); },
                             "The layout's name: 'blocked512', 'split256', 'sectorized512', 'register64' or 'classic'.")
       .def_property_readonly("hash", [get](const typename Cls::type& s) { return std::string(blockbloom::HashName(get(s).hash_kind())); },
@@ -513,20 +514,24 @@ void DefineInfo(Cls& cls, Get get) {
                              "Payload bytes (a multiple of 64).")
       .def_property_readonly("inserted", [get](const typename Cls::type& s) { return get(s).inserted(); },
                              "Keys inserted, duplicates counted each time (unions add them up).")
-      .def_property_readonly("popcount", [get](const typename Cls::type& s) {
+      .def_property_readonly("popcount", [get, lock](const typename Cls::type& s) {
         py::gil_scoped_release release;
+        const auto held = lock(s);
         return get(s).PopCount();
       }, "Bits set.")
-      .def_property_readonly("fill_ratio", [get](const typename Cls::type& s) {
+      .def_property_readonly("fill_ratio", [get, lock](const typename Cls::type& s) {
         py::gil_scoped_release release;
+        const auto held = lock(s);
         return static_cast<double>(get(s).PopCount()) / static_cast<double>(get(s).bit_count());
       }, "Fraction of bits set.")
-      .def_property_readonly("estimated_keys", [get](const typename Cls::type& s) {
+      .def_property_readonly("estimated_keys", [get, lock](const typename Cls::type& s) {
         py::gil_scoped_release release;
+        const auto held = lock(s);
         return EstimateAndRate(get(s), get(s).PopCount()).first;
       }, "Distinct keys estimated from the fill (inf when every bit is set).")
-      .def_property_readonly("predicted_fpr", [get](const typename Cls::type& s) {
+      .def_property_readonly("predicted_fpr", [get, lock](const typename Cls::type& s) {
         py::gil_scoped_release release;
+        const auto held = lock(s);
         return EstimateAndRate(get(s), get(s).PopCount()).second;
       }, "The exact model's false-positive rate at estimated_keys (blockbloom stats' 'rate now').");
 }
@@ -684,7 +689,9 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
                                                 f.seed(), f.inserted()) + ">";
       });
   filter.attr("__hash__") = py::none();
-  DefineInfo(filter, [](const PyFilter& s) -> const Filter& { return s.filter; });
+  DefineInfo(
+      filter, [](const PyFilter& s) -> const Filter& { return s.filter; },
+      [](const PyFilter& s) { return std::shared_lock<std::shared_mutex>(s.mu); });
 
   py::class_<PyView> view(m, "FilterView", py::buffer_protocol(), R"doc(
 A filter file mapped read-only (Filter.open / blockbloom.open): queried in place, pages shared with every
@@ -716,7 +723,9 @@ process mapping the same file. The same queries and introspection as Filter; no 
         return "<blockbloom.FilterView " + Describe(f.layout(), f.num_blocks(), f.k(), f.byte_size(), f.hash_kind(),
                                                     f.seed(), f.inserted()) + ">";
       });
-  DefineInfo(view, [](const PyView& s) -> const FilterView& { return s.view; });
+  DefineInfo(
+      view, [](const PyView& s) -> const FilterView& { return s.view; },
+      [](const PyView&) { return std::shared_lock<std::shared_mutex>(); });
   filter.def_static("open", [](py::handle path_arg) {
     const std::string path = PathArg(path_arg);
     py::gil_scoped_release release;
