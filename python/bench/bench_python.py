@@ -4,10 +4,11 @@
     PYTHONPATH=build/python/python /usr/bin/python3 python/bench/bench_python.py [--dask-keys 1e8] [-o FILE]
 
 1. Python batch calls against the C++ batch call, per key, at 1M and 10M uint64 keys, in one process:
-   the Python number is `f.insert(keys)` / `f.may_contain(keys)` timed around the Python call (argument
-   parsing, the answer array's allocation, the GIL release included); the C++ number is the same
+   the Python number is `f.insert(keys)` / `f.may_contain(keys)` (a new answer array each call) /
+   `f.may_contain(keys, out=answers)` (a reused one) timed around the Python call (argument parsing,
+   allocation, the GIL release included); the C++ number is the same
    Filter::InsertBatch / MayContainBatch on the same filter and keys, timed inside C++ by the module's
-   `_bench_cpp` entry (a preallocated answer buffer, no Python in the loop). Best of --reps.
+   `_bench_cpp` entry (a preallocated answer buffer, no Python in the loop). Interleaved, best of --reps rounds.
 2. Dask: a filter of --dask-keys keys (1% rate, blocked512) built with blockbloom.dask.build on a
    LocalCluster of --workers worker processes (1 thread each), keys generated inside the tasks
    (da.arange), and probed back with blockbloom.dask.may_contain; against one process inserting and
@@ -51,10 +52,19 @@ def python_vs_cpp(sizes, reps: int) -> list[str]:
         keys = np.random.default_rng(1).integers(0, 2**64, size=n, dtype=np.uint64)
         f = Filter.for_keys(n, 0.01)
         f.insert(keys)  # warm: pages touched, same state for both timings
-        for op in ("insert", "query"):
-            call = (lambda: f.insert(keys)) if op == "insert" else (lambda: f.may_contain(keys))
-            py = min(best(call, reps), best(call, reps))
-            cpp = blockbloom._core._bench_cpp(f, keys, op, reps)
+        answers = np.empty(n, dtype=bool)
+        calls = {
+            "insert": lambda: f.insert(keys),
+            "query": lambda: f.may_contain(keys),
+            "query, out=": lambda: f.may_contain(keys, out=answers),
+        }
+        for op, call in calls.items():
+            # Interleaved, one call each per round, best of the rounds: the machine's load drifts
+            # (other builds share the cores), and this way both see the same drift.
+            py = cpp = float("inf")
+            for _ in range(reps):
+                py = min(py, best(call, 1))
+                cpp = min(cpp, blockbloom._core._bench_cpp(f, keys, op.split(",")[0], 1))
             py, cpp = py * 1e9 / n, cpp * 1e9 / n
             rows.append(f"| {n:,} | {op} | {py:.2f} | {cpp:.2f} | {py / cpp:.3f} |")
             print(rows[-1], flush=True)
@@ -107,7 +117,7 @@ def dask_run(total: int, chunk: int, workers: int) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1e6,1e7", help="key counts for the Python vs C++ rows")
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--dask-keys", type=float, default=1e8, help="0 skips the Dask run")
     ap.add_argument("--chunk", type=float, default=1e7)
     ap.add_argument("--workers", type=int, default=2)
@@ -122,7 +132,7 @@ def main() -> None:
         f"{os.cpu_count()} cores; target {blockbloom.active_target()}; Python {platform.python_version()}, "
         f"numpy {np.__version__}; load average at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}.",
         "",
-        "## Python batch calls against the C++ batch calls (same process, same filter and keys, best of reps)",
+        "## Python batch calls against the C++ batch calls (same process, same filter and keys, interleaved, best of the rounds)",
         "",
     ]
     lines += python_vs_cpp([int(float(s)) for s in args.sizes.split(",")], args.reps)

@@ -348,8 +348,31 @@ struct PyView {
 // Queries: the scalar answer as a bool, a batch as a numpy bool array of the
 // keys' shape. `lock` is null for views.
 template <typename F>
-py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys) {
+py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys, py::handle out_arg = py::none()) {
   Keys k = ParseKeys(keys);
+  if (!out_arg.is_none()) {
+    // The caller's answer array, reused across calls (no allocation, no fresh pages).
+    if (k.scalar) TypeErr("out= needs a batch of keys");
+    if (!py::isinstance<py::array>(out_arg)) TypeErr("out= takes a numpy bool array");
+    auto out = py::reinterpret_borrow<py::array>(out_arg);
+    if (out.dtype().kind() != 'b' || !(out.flags() & py::array::c_style) || !out.writeable() ||
+        static_cast<size_t>(out.size()) != k.size())
+      throw py::value_error("blockbloom: out= must be a writable C-contiguous bool array of " +
+                            std::to_string(k.size()) + " elements");
+    auto* dst = static_cast<uint8_t*>(out.mutable_data());
+    const size_t n = k.size();
+    {
+      py::gil_scoped_release release;
+      std::shared_lock<std::shared_mutex> lock;
+      if (mu != nullptr) lock = std::shared_lock<std::shared_mutex>(*mu);
+      if (k.is_string) {
+        f.MayContainBatch(std::span<const std::string_view>(k.views), std::span<uint8_t>(dst, n));
+      } else {
+        f.MayContainBatch(std::span<const uint64_t>(k.u64, n), std::span<uint8_t>(dst, n));
+      }
+    }
+    return py::reinterpret_borrow<py::object>(out_arg);
+  }
   if (k.scalar) {
     bool hit;
     {
@@ -590,10 +613,11 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
       "A filter of at least nbytes bytes (whole blocks) with k bits per key; without k, the model's best k for n keys.")
       .def("insert", [](PyFilter& self, py::handle keys) { Insert(self, keys); }, py::arg("keys"),
            "Inserts one key or a batch (GIL released; exclusive against other calls on this filter).")
-      .def("may_contain", [](const PyFilter& self, py::handle keys) { return Probe(self.filter, &self.mu, keys); },
-           py::arg("keys"),
+      .def("may_contain", [](const PyFilter& self, py::handle keys, py::handle out) {
+        return Probe(self.filter, &self.mu, keys, out);
+      }, py::arg("keys"), py::arg("out") = py::none(),
            "False: certainly absent; True: present or a false positive. A bool for one key, a numpy bool array "
-           "of the keys' shape for a batch.")
+           "of the keys' shape for a batch (or `out`, a bool array of as many elements, filled and returned).")
       .def("count", [](const PyFilter& self, py::handle keys) { return Count(self.filter, &self.mu, keys); },
            py::arg("keys"), "How many of the keys may be present.")
       .def("__contains__", [](const PyFilter& self, py::handle key) { return Contains(self.filter, &self.mu, key); })
@@ -697,8 +721,9 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
 A filter file mapped read-only (Filter.open / blockbloom.open): queried in place, pages shared with every
 process mapping the same file. The same queries and introspection as Filter; no insert or union.
 )doc");
-  view.def("may_contain", [](const PyView& self, py::handle keys) { return Probe(self.view, nullptr, keys); },
-           py::arg("keys"), "As Filter.may_contain.")
+  view.def("may_contain", [](const PyView& self, py::handle keys, py::handle out) {
+        return Probe(self.view, nullptr, keys, out);
+      }, py::arg("keys"), py::arg("out") = py::none(), "As Filter.may_contain.")
       .def("count", [](const PyView& self, py::handle keys) { return Count(self.view, nullptr, keys); }, py::arg("keys"))
       .def("__contains__", [](const PyView& self, py::handle key) { return Contains(self.view, nullptr, key); })
       .def("to_filter", [](const PyView& self) {

@@ -214,3 +214,18 @@ def test_targets_api():
 def test_hash_key_matches_u64_and_bytes():
     assert blockbloom.hash_key(5) == blockbloom.hash_key((5).to_bytes(8, "little"))
     assert blockbloom.hash_key("x", seed=1) != blockbloom.hash_key("x", seed=2)
+
+
+def test_may_contain_into_a_reused_answer_array(target):
+    f = Filter.for_keys(1000, 0.01)
+    keys = np.arange(1000, dtype=np.uint64)
+    f.insert(keys[:500])
+    out = np.zeros(1000, dtype=bool)
+    assert f.may_contain(keys, out=out) is out
+    assert out[:500].all() and np.array_equal(out, f.may_contain(keys))
+    with pytest.raises(ValueError, match="1000 elements"):
+        f.may_contain(keys, out=np.zeros(10, dtype=bool))
+    with pytest.raises(ValueError):
+        f.may_contain(keys, out=np.zeros(1000, dtype=np.uint8))
+    with pytest.raises(TypeError):
+        f.may_contain(5, out=out)
