@@ -8,7 +8,8 @@
    `f.may_contain(keys, out=answers)` (a reused one) timed around the Python call (argument parsing,
    allocation, the GIL release included); the C++ number is the same
    Filter::InsertBatch / MayContainBatch on the same filter and keys, timed inside C++ by the module's
-   `_bench_cpp` entry (a preallocated answer buffer, no Python in the loop). Interleaved, best of --reps rounds.
+   `_bench_cpp` entry (a preallocated answer buffer, no Python in the loop). Interleaved rounds (--reps): the best of each and the median of the per-round ratios,
+   plus the fixed cost of one call measured on a 1-key batch.
 2. Dask: a filter of --dask-keys keys (1% rate, blocked512) built with blockbloom.dask.build on a
    LocalCluster of --workers worker processes (1 thread each), keys generated inside the tasks
    (da.arange), and probed back with blockbloom.dask.may_contain; against one process inserting and
@@ -21,6 +22,7 @@ import argparse
 import datetime
 import os
 import platform
+import statistics
 import time
 
 import numpy as np
@@ -47,7 +49,8 @@ def best(fn, reps: int) -> float:
 
 
 def python_vs_cpp(sizes, reps: int) -> list[str]:
-    rows = ["| keys | op | Python ns/key | C++ ns/key | Python / C++ |", "| --- | --- | --- | --- | --- |"]
+    rows = ["| keys | op | Python ns/key (best) | C++ ns/key (best) | best / best | median of round ratios (quartiles) |",
+            "| --- | --- | --- | --- | --- | --- |"]
     for n in sizes:
         keys = np.random.default_rng(1).integers(0, 2**64, size=n, dtype=np.uint64)
         f = Filter.for_keys(n, 0.01)
@@ -61,13 +64,25 @@ def python_vs_cpp(sizes, reps: int) -> list[str]:
         for op, call in calls.items():
             # Interleaved, one call each per round, best of the rounds: the machine's load drifts
             # (other builds share the cores), and this way both see the same drift.
-            py = cpp = float("inf")
+            pys, cpps = [], []
             for _ in range(reps):
-                py = min(py, best(call, 1))
-                cpp = min(cpp, blockbloom._core._bench_cpp(f, keys, op.split(",")[0], 1))
-            py, cpp = py * 1e9 / n, cpp * 1e9 / n
-            rows.append(f"| {n:,} | {op} | {py:.2f} | {cpp:.2f} | {py / cpp:.3f} |")
+                pys.append(best(call, 1))
+                cpps.append(blockbloom._core._bench_cpp(f, keys, op.split(",")[0], 1))
+            ratios = sorted(p / c for p, c in zip(pys, cpps))
+            py, cpp = min(pys) * 1e9 / n, min(cpps) * 1e9 / n
+            rows.append(f"| {n:,} | {op} | {py:.2f} | {cpp:.2f} | {py / cpp:.3f} | {statistics.median(ratios):.3f} "
+                        f"({ratios[len(ratios) // 4]:.2f}..{ratios[(3 * len(ratios)) // 4]:.2f}) |")
             print(rows[-1], flush=True)
+    # The fixed cost of a call, what the ratio tends to at large n: a one-key batch.
+    f = Filter.for_keys(1000, 0.01)
+    one = np.zeros(1, dtype=np.uint64)
+    answers = np.empty(1, dtype=bool)
+    per_call = [min(best(lambda: f.may_contain(one), 1) for _ in range(2000)),
+                min(best(lambda: f.may_contain(one, out=answers), 1) for _ in range(2000)),
+                min(best(lambda: f.insert(one), 1) for _ in range(2000))]
+    rows += ["", f"Fixed cost of a Python batch call (a 1-key batch, best of 2000, Python timer included): "
+             f"may_contain {per_call[0] * 1e6:.2f} us, with out= {per_call[1] * 1e6:.2f} us, insert "
+             f"{per_call[2] * 1e6:.2f} us; at 1M keys that is {per_call[0] * 1e9 / 1e6:.4f} ns/key."]
     return rows
 
 
@@ -96,16 +111,22 @@ def dask_run(total: int, chunk: int, workers: int) -> list[str]:
         t = time.perf_counter()
         f = bbd.build(keys, total, 0.01)
         dask_build = time.perf_counter() - t
+        per_worker = -(-(total // chunk) // workers)  # one filter per worker
+        t = time.perf_counter()
+        fg = bbd.build(keys, total, 0.01, partitions_per_filter=per_worker)
+        dask_grouped = time.perf_counter() - t
         t = time.perf_counter()
         hits = int(bbd.may_contain(keys, f).sum().compute())
         dask_probe = time.perf_counter() - t
-    assert f == f1 and hits == hits1 == total
+    assert f == f1 and fg == f1 and hits == hits1 == total
     rate = lambda s: f"{total / s / 1e6:.1f} M keys/s"  # noqa: E731
     return [
         f"| what | one process | Dask, {workers} worker processes | Dask / one process |",
         "| --- | --- | --- | --- |",
         f"| build {total:,} keys ({total // chunk} partitions, tree union) | {rate(one_build)} ({one_build:.1f} s) "
         f"| {rate(dask_build)} ({dask_build:.1f} s) | {one_build / dask_build:.2f}x |",
+        f"| build, partitions_per_filter={per_worker} ({-(-(total // chunk) // per_worker)} filters) | "
+        f"| {rate(dask_grouped)} ({dask_grouped:.1f} s) | {one_build / dask_grouped:.2f}x |",
         f"| probe {total:,} keys (bools summed on the workers) | {rate(one_probe)} ({one_probe:.1f} s) "
         f"| {rate(dask_probe)} ({dask_probe:.1f} s) | {one_probe / dask_probe:.2f}x |",
         "",
@@ -117,7 +138,7 @@ def dask_run(total: int, chunk: int, workers: int) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1e6,1e7", help="key counts for the Python vs C++ rows")
-    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--reps", type=int, default=21)
     ap.add_argument("--dask-keys", type=float, default=1e8, help="0 skips the Dask run")
     ap.add_argument("--chunk", type=float, default=1e7)
     ap.add_argument("--workers", type=int, default=2)

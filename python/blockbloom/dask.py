@@ -46,9 +46,10 @@ def _keys(part: Any):
     return list(part)  # a bag partition may be any iterable
 
 
-def _build_partition(part: Any, n: int, fpr: float, layout: str, hash: str, seed: int) -> Filter:
+def _build_partition(n: int, fpr: float, layout: str, hash: str, seed: int, *parts: Any) -> Filter:
     f = Filter.for_keys(n, fpr, layout=layout, hash=hash, seed=seed)
-    f.insert(_keys(part))
+    for part in parts:
+        f.insert(_keys(part))
     return f
 
 
@@ -87,20 +88,30 @@ def build(
     seed: int = 0,
     *,
     split_every: int = 8,
+    partitions_per_filter: int = 1,
     compute: bool = True,
 ) -> Filter | Delayed:
     """The filter of every key in `collection`: one filter per partition, OR-merged in a tree.
 
     n is the total number of keys the filter is sized for (Filter.for_keys(n, fpr, layout, hash, seed)
     is built per partition, so every partial filter is compatible). split_every is the fan-in of the
-    tree reduction. Returns the Filter, or with compute=False the Delayed that computes it.
+    tree reduction. partitions_per_filter > 1 inserts that many consecutive partitions into one
+    filter (one task): fewer full-size filters to allocate, pickle, ship and OR -- each is sized for
+    all n keys -- at the price of moving those partitions to one worker. Returns the Filter, or with
+    compute=False the Delayed that computes it.
     """
     if split_every < 2:
         raise ValueError(f"blockbloom.dask: split_every = {split_every} is out of range: expected >= 2")
+    if partitions_per_filter < 1:
+        raise ValueError(
+            f"blockbloom.dask: partitions_per_filter = {partitions_per_filter} is out of range: expected >= 1"
+        )
     Filter.for_keys(n, fpr, layout=layout, hash=hash, seed=seed)  # bad parameters fail here, not on a worker
     build_part = delayed(_build_partition, pure=True)
     union = delayed(_union, pure=True)
-    level = [build_part(p, n, fpr, layout, hash, seed) for p in _partitions(collection)]
+    parts = _partitions(collection)
+    g = partitions_per_filter
+    level = [build_part(n, fpr, layout, hash, seed, *parts[i : i + g]) for i in range(0, len(parts), g)]
     if not level:
         level = [delayed(Filter.for_keys, pure=True)(n, fpr, layout=layout, hash=hash, seed=seed)]
     while len(level) > 1:

@@ -89,6 +89,10 @@ def test_build_options_and_errors():
     assert f.to_parquet()  # a Parquet SBBF straight from a Dask build
     with pytest.raises(ValueError, match="layout"):
         bbd.build(coll, 10_000, 0.01, layout="nope")
+    grouped = bbd.build(coll, 10_000, 0.01, partitions_per_filter=3)  # 10 partitions: groups 3+3+3+1
+    assert grouped == local_filter(INTS[:10_000], 10_000) and grouped.inserted == 10_000
+    with pytest.raises(ValueError, match="partitions_per_filter"):
+        bbd.build(coll, 10_000, 0.01, partitions_per_filter=0)
     with pytest.raises(ValueError, match="split_every"):
         bbd.build(coll, 10_000, 0.01, split_every=1)
     frame = dd.from_pandas(pd.DataFrame({"a": [1, 2]}), npartitions=1)
