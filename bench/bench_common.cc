@@ -6,6 +6,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/model.h"
 #include "engine/src/memory.h"
 
@@ -152,7 +153,7 @@ std::shared_ptr<FilterCtx> GetFilter(Layout layout, uint32_t bpk, uint64_t n, Ke
     const uint64_t block = LayoutBlockBits(layout);
     const uint64_t blocks = (bits + block - 1) / block;
     const FilterParams best = SolveForSize(layout, blocks, n);
-    c->filter = std::make_unique<Filter>(layout, blocks, best.k);
+    c->filter = std::make_unique<Filter>(Filter::WithBlocks(layout, blocks, best.k));
     c->n = n;
     c->model_fpr = PredictFpr(layout, blocks, best.k, n);
     PinTarget("auto");

@@ -9,15 +9,14 @@
 #include <vector>
 
 #include "bench/bench_common.h"
+#include "engine/src/filter_access.h"
 #include "kernels/kernels.h"
 #include "kernels/reference.h"
 
 namespace blockbloom::bench {
 namespace {
 
-kernels::FilterRef RefOf(Filter& f) {
-  return {f.mutable_data(), f.num_blocks(), f.k(), static_cast<kernels::LayoutId>(f.layout())};
-}
+kernels::FilterRef RefOf(Filter& f) { return detail::FilterAccess::Ref(f); }
 
 // The keys of a pool an op walks.
 template <typename Key>

@@ -15,8 +15,9 @@
 #include <span>
 #include <vector>
 
+#include "blockbloom/hash.h"
 #include "bench/bench_common.h"
-#include "engine/src/hash.h"
+#include "engine/src/hash_inline.h"
 #include "kernels/kernels.h"
 
 namespace blockbloom::bench {

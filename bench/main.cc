@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/bench_common.h"
+#include "blockbloom/targets.h"
 #include "blockbloom/model.h"
 
 namespace blockbloom::bench {

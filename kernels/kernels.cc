@@ -16,7 +16,7 @@
 #define HWY_TARGET_INCLUDE "kernels/kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "kernels/probe-inl.h"
+#include "kernels/pipeline-inl.h"
 #include "kernels/xxh3-inl.h"
 
 HWY_BEFORE_NAMESPACE();

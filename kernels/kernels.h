@@ -21,29 +21,32 @@
 #include <span>
 #include <string_view>
 
+#include "blockbloom/layout.h"
+
 namespace blockbloom::kernels {
 
-// The bit layouts. Values are stored in filter files: never renumber.
-enum class LayoutId : uint8_t {
-  kBlocked512 = 0,     // 512-bit block, k = 1..16 bits anywhere in it
-  kSplit256 = 1,       // 256-bit block of 8 x u32, one bit per word (Parquet SBBF), k = 8
-  kSectorized512 = 2,  // 512-bit block of 16 x u32 in k zones, one bit in one word per zone
-  kRegister64 = 3,     // 64-bit block, k = 1..8 bits in one word
-  kClassic = 4,        // unblocked, k = 1..32 probes by double hashing
-};
+// Keys are hashed in chunks of this many, in the kernels (fused hash + probe)
+// and in the engine (strings, XXH64, atomic inserts) alike: 4 KiB of hashes
+// per buffer, two buffers, so both stay in L1 (32 KiB) beside the look-ahead's
+// lines; large enough to amortize the loop and the dispatched call.
+inline constexpr size_t kHashChunk = 512;
 
 // What a kernel sees of a filter.
 //   bits:    64-byte aligned, BlockBytes(layout) * nblocks bytes (classic: the
 //            m bits rounded up to 64 bytes), zero-padded past the end.
 //   nblocks: number of blocks, 1 <= nblocks <= 2^32 (blocked layouts; the
 //            block index is (hi32 * nblocks) >> 32); classic: m, the number of bits,
-//            1 <= m <= 2^40 (the probe index is (x * m) >> 64 on 64-bit x).
-//   k:       bits per key, range per layout (see KRange in reference.h).
+//            1 <= m <= 2^40 (the probe index is (x * m) >> 64 on 64-bit x);
+//            Traits(layout).max_blocks either way.
+//            nblocks = 0 is the empty filter of a moved-from object: every
+//            index is then 0, `bits` points at one zero line, queries answer
+//            false and nothing may insert.
+//   k:       bits per key, LayoutAcceptsK(layout, k).
 struct FilterRef {
   uint8_t* bits;
   uint64_t nblocks;
   uint32_t k;
-  LayoutId layout;
+  Layout layout;
 };
 
 // One compiled target's kernels. Every entry point obeys the same contract on

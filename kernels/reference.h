@@ -1,6 +1,7 @@
 // The scalar reference: plain C++, one key at a time. It *defines* the bit
-// layout of every filter; every SIMD target must write the same bytes and give
-// the same answers (tests/kernels_test.cc holds them to it).
+// layout of every filter (each layout's part in kernels/<layout>-inl.h); every
+// SIMD target must write the same bytes and give the same answers
+// (tests/kernels_test.cc holds them to it).
 #ifndef BLOCKBLOOM_KERNELS_REFERENCE_H_
 #define BLOCKBLOOM_KERNELS_REFERENCE_H_
 
@@ -13,12 +14,14 @@ namespace blockbloom::kernels::reference {
 // XXH3_64bits_withSeed(&key, 8, seed) for the key's little-endian bytes.
 uint64_t HashU64(uint64_t key, uint64_t seed);
 
-// f must satisfy the FilterRef contract (kernels.h) and KValid(f.layout, f.k).
+// f must satisfy the FilterRef contract (kernels.h); InsertHash* need nblocks >= 1.
 void InsertHash(const FilterRef& f, uint64_t hash);
 bool QueryHash(const FilterRef& f, uint64_t hash);
-// InsertHash with an atomic fetch_or on every word it touches: safe against
-// concurrent InsertHashAtomic calls and readers of the same filter.
+// InsertHash with an atomic fetch_or on every word it touches, and QueryHash
+// with relaxed atomic loads: together they are free of data races when
+// several threads insert and query the same filter at once.
 void InsertHashAtomic(const FilterRef& f, uint64_t hash);
+bool QueryHashAtomic(const FilterRef& f, uint64_t hash);
 
 // The reference as an Ops table (name "reference"), so benchmarks and tests can
 // run it beside the compiled targets.

@@ -1,5 +1,5 @@
 // Per-target XXH3-64 of 8-byte keys (stage 1: hash the key).
-// Bit-exact with XXH3_64bits_withSeed(&key, 8, seed); see kernels/layout.h for
+// Bit-exact with XXH3_64bits_withSeed(&key, 8, seed); see kernels/common.h for
 // the derivation and kernels/reference.cc for the scalar twin.
 #if defined(BLOCKBLOOM_KERNELS_XXH3_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef BLOCKBLOOM_KERNELS_XXH3_INL_H_
@@ -9,7 +9,7 @@
 #endif
 
 #include "hwy/highway.h"
-#include "kernels/layout.h"
+#include "kernels/common.h"
 #include "kernels/reference.h"
 
 HWY_BEFORE_NAMESPACE();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/layout.h"
 
 namespace {

@@ -98,7 +98,7 @@ std::string Joined(const std::vector<std::string>& keys) {
 }
 
 Filter LibraryFilter(const Filter& like, const std::vector<std::string>& keys) {
-  Filter f(like.layout(), like.num_blocks(), like.k(), like.hash_kind(), like.seed());
+  Filter f = Filter::WithBlocks(like.layout(), like.num_blocks(), like.k(), like.hash_kind(), like.seed());
   for (const auto& k : keys) f.Insert(std::string_view(k));
   return f;
 }
@@ -177,7 +177,7 @@ TEST_F(Cli, BinaryRecordsOfFixedWidth) {
   Write("keys.bin", records);
   ASSERT_EQ(Run("build --layout sectorized512 --bytes 4096 --k 8 --keys keys.bin --key-width 8 -o f.bbf").status, 0);
   const Filter f = LoadFilter(Path("f.bbf"));
-  Filter lib(f.layout(), f.num_blocks(), f.k(), f.hash_kind(), f.seed());
+  Filter lib = Filter::WithBlocks(f.layout(), f.num_blocks(), f.k(), f.hash_kind(), f.seed());
   lib.InsertBatch(keys);  // uint64 keys hash as their 8 little-endian bytes
   EXPECT_TRUE(f == lib);
 

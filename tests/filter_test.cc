@@ -6,6 +6,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -146,6 +147,84 @@ TEST_P(EveryLayout, CopyMoveAndClear) {
   }
 }
 
+// A moved-from filter is the empty filter: it answers false, refuses writes
+// with a clear error and becomes whole again when assigned to.
+TEST_P(EveryLayout, MovedFromIsTheEmptyFilter) {
+  const Layout l = GetParam();
+  Filter a = Filter::WithBits(l, 1 << 16, MidK(l));
+  const auto keys = Keys(2000, 8);
+  a.InsertBatch(keys);
+  Filter b = std::move(a);
+  EXPECT_TRUE(a.empty());  // NOLINT(bugprone-use-after-move): the point of the test
+  EXPECT_EQ(a.num_blocks(), 0u);
+  EXPECT_EQ(a.byte_size(), 0u);
+  EXPECT_EQ(a.PopCount(), 0u);
+  EXPECT_EQ(a.FillRatio(), 0.0);
+  std::vector<uint8_t> out(keys.size(), 7);
+  EXPECT_EQ(a.MayContainBatch(keys, out), 0u);
+  for (uint8_t o : out) ASSERT_EQ(o, 0);
+  for (uint64_t k : keys) ASSERT_FALSE(a.MayContain(k));
+  EXPECT_FALSE(a.MayContain(std::string_view("x")));
+  EXPECT_THROW(a.Insert(uint64_t{1}), std::logic_error);
+  EXPECT_THROW(a.InsertBatch(keys), std::logic_error);
+  EXPECT_THROW(a.UnionWith(b), std::logic_error);
+  Filter copy_of_empty = a;
+  EXPECT_TRUE(copy_of_empty.empty());
+  a = b;
+  EXPECT_TRUE(a == b);
+  EXPECT_EQ(a.MayContainBatch(keys, out), keys.size());
+  Filter defaulted;
+  EXPECT_TRUE(defaulted.empty());
+  EXPECT_FALSE(defaulted.MayContain(uint64_t{42}));
+}
+
+// One function serves every filter: it takes the view.
+size_t CountHits(const FilterView& f, std::span<const uint64_t> keys) {
+  std::vector<uint8_t> out(keys.size());
+  return f.MayContainBatch(keys, out);
+}
+
+TEST_P(EveryLayout, ViewAnswersAsTheFilter) {
+  const Layout l = GetParam();
+  Filter f = Filter::WithBits(l, 1 << 16, MidK(l));
+  f.InsertBatch(Keys(3000, 9));
+  const FilterView v = f.view();
+  const auto probes = Keys(5000, 10);
+  EXPECT_EQ(CountHits(f, probes), CountHits(v, probes));
+  for (uint64_t p : probes) ASSERT_EQ(v.MayContain(p), f.MayContain(p));
+  EXPECT_EQ(v.PopCount(), f.PopCount());
+  EXPECT_EQ(v.inserted(), 3000u);
+  EXPECT_TRUE(v == f);
+  const Filter copy = Filter::CopyOf(v);
+  EXPECT_TRUE(copy == f);
+  EXPECT_EQ(copy.inserted(), 3000u);
+}
+
+// The atomic query forms answer as the plain ones.
+TEST_P(EveryLayout, AtomicQueriesAnswerAsPlainOnes) {
+  const Layout l = GetParam();
+  Filter f = Filter::WithBits(l, 1 << 15, MidK(l));
+  f.InsertBatch(Keys(2000, 11));
+  const auto probes = Keys(4000, 12);
+  std::vector<uint8_t> plain(probes.size()), atomic(probes.size());
+  EXPECT_EQ(f.MayContainBatch(probes, plain), f.MayContainBatchAtomic(probes, atomic));
+  EXPECT_EQ(plain, atomic);
+  for (size_t i = 0; i < probes.size(); ++i) ASSERT_EQ(f.MayContainAtomic(probes[i]), plain[i] != 0);
+}
+
+TEST(FilterCounts, InsertedCountsAddInUnions) {
+  Filter a = Filter::WithBits(Layout::kBlocked512, 4096, 6);
+  Filter b = a;
+  a.InsertBatch(Keys(10, 13));
+  for (int i = 0; i < 3; ++i) {
+    Filter c = a;
+    a.UnionWith(c);  // doubles the count
+  }
+  EXPECT_EQ(a.inserted(), 80u);
+  b.UnionWith(a);
+  EXPECT_EQ(b.inserted(), 80u);
+}
+
 TEST_P(EveryLayout, ForKeysMeetsTheModel) {
   const Layout l = GetParam();
   Filter f = Filter::ForKeys(l, 100000, 0.01);
@@ -173,14 +252,14 @@ TEST(FilterErrors, NameParameterValueAndRange) {
   EXPECT_EQ(Message([] { Filter::WithBits(Layout::kSectorized512, 1024, 3); }),
             "blockbloom: k = 3 is out of range for layout sectorized512: expected 1, 2, 4, 8 or 16");
   EXPECT_EQ(Message([] { Filter::WithBits(Layout::kSplit256, 1024, 7); }),
-            "blockbloom: k = 7 is out of range for layout split256: expected 8..8");
+            "blockbloom: k = 7 is out of range for layout split256: expected 8");
   EXPECT_EQ(Message([] { Filter::WithBits(Layout::kRegister64, 0, 3); }),
-            "blockbloom: bits = 0 is out of range: expected at least 1");
+            "blockbloom: bits = 0 is out of range for layout register64: expected 1..274877906944");
   EXPECT_EQ(Message([] { Filter::WithBytes(Layout::kClassic, 0, 3); }),
-            "blockbloom: bytes = 0 is out of range: expected at least 1");
+            "blockbloom: bytes = 0 is out of range for layout classic: expected 1..137438953472");
   EXPECT_NE(Message([] { Filter::WithBits(Layout::kBlocked512, uint64_t{1} << 60, 6); }).find("bits = "),
             std::string::npos);
-  EXPECT_NE(Message([] { Filter(Layout::kBlocked512, 0, 6); }).find("number of blocks = 0 is out of range"),
+  EXPECT_NE(Message([] { Filter::WithBlocks(Layout::kBlocked512, 0, 6); }).find("number of blocks = 0 is out of range"),
             std::string::npos);
   EXPECT_NE(Message([] { Filter::ForKeys(Layout::kBlocked512, 0, 0.01); }).find("expected keys = 0"),
             std::string::npos);
@@ -215,6 +294,11 @@ TEST(GoldenSchema, FilterBytesArePinned) {
       {Layout::kRegister64, 5, 0xe0622d79387429b8},
       {Layout::kClassic, 7, 0xdd9f0b9533d7de95},
   };
+  // Every layout has its entry (a new layout must add one: "Adding a layout").
+  for (Layout l : kAllLayouts) {
+    EXPECT_TRUE(std::any_of(std::begin(golden), std::end(golden), [&](const Golden& g) { return g.layout == l; }))
+        << LayoutName(l) << " has no golden entry";
+  }
   std::string fresh;
   bool ok = true;
   for (const Golden& g : golden) {

@@ -39,12 +39,12 @@ TEST_P(FoldLayout, EqualsTheFilterBuiltAtHalfTheSize) {
   // Classic: 4 * 6001 bits, so the second fold ends mid-word and mid-byte.
   const uint64_t blocks = layout == Layout::kClassic ? 4 * 6001 : 4 * 37;
   const auto keys = Keys(3000, 11);
-  Filter f(layout, blocks, MidK(layout), HashKind::kXxh3, 42);
+  Filter f = Filter::WithBlocks(layout, blocks, MidK(layout), HashKind::kXxh3, 42);
   f.InsertBatch(keys);
   const Filter once = Fold(f);
   const Filter twice = Fold(once);
   for (uint64_t div : {2, 4}) {
-    Filter direct(layout, blocks / div, MidK(layout), HashKind::kXxh3, 42);
+    Filter direct = Filter::WithBlocks(layout, blocks / div, MidK(layout), HashKind::kXxh3, 42);
     direct.InsertBatch(keys);
     const Filter& folded = div == 2 ? once : twice;
     EXPECT_EQ(folded.num_blocks(), blocks / div);
@@ -63,7 +63,7 @@ TEST_P(FoldLayout, EqualsTheFilterBuiltAtHalfTheSize) {
 
 TEST_P(FoldLayout, RefusesAnOddBlockCount) {
   const Layout layout = GetParam();
-  const Filter f(layout, 7, MidK(layout));
+  const Filter f = Filter::WithBlocks(layout, 7, MidK(layout));
   EXPECT_FALSE(CanFold(f));
   try {
     Fold(f);

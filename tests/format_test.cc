@@ -1,6 +1,7 @@
 // The filter file format: round trips on every layout (Filter, file, mmap
 // view, every SIMD target), one test per kind of corruption, atomic save, and
 // the golden files that pin format version 1.
+#include "blockbloom/targets.h"
 #include "blockbloom/format.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
-#include "engine/src/hash.h"
+#include "engine/src/hash_inline.h"
 
 namespace blockbloom {
 namespace {
@@ -66,7 +67,7 @@ uint32_t SomeK(Layout layout) {
 // Odd block counts leave padding after the last block for split256 and
 // register64, and a partial last byte for classic.
 Filter MakeFilter(Layout layout, uint64_t blocks, HashKind hash, uint64_t seed, uint64_t keys) {
-  Filter f(layout, blocks, SomeK(layout), hash, seed);
+  Filter f = Filter::WithBlocks(layout, blocks, SomeK(layout), hash, seed);
   std::vector<uint64_t> ks(keys);
   for (uint64_t i = 0; i < keys; ++i) ks[i] = i * 0x9E3779B97F4A7C15ULL + 1;
   f.InsertBatch(ks);
@@ -112,7 +113,7 @@ TEST_P(RoundTrip, SaveLoadAndViewAnswerAsTheOriginal) {
   EXPECT_EQ(g.seed(), f.seed());
   EXPECT_EQ(g.hash_kind(), f.hash_kind());
 
-  const FilterView v = FilterView::Open(path);
+  const MappedFilter v = MappedFilter::Open(path);
   EXPECT_EQ(v.layout(), f.layout());
   EXPECT_EQ(v.k(), f.k());
   EXPECT_EQ(v.num_blocks(), f.num_blocks());
@@ -147,7 +148,7 @@ TEST(Format, EveryTargetAnswersAsSaved) {
       if (!t.supported) continue;
       PinTarget(t.name);
       SCOPED_TRACE(std::string(LayoutName(layout)) + " on " + std::string(t.name));
-      ExpectSameAnswers(f, FilterView::Open(dir / "t.bbf"));
+      ExpectSameAnswers(f, MappedFilter::Open(dir / "t.bbf"));
     }
   }
   PinTarget("auto");
@@ -157,10 +158,10 @@ TEST(Format, ViewIsMovable) {
   TempDir dir;
   const Filter f = MakeFilter(Layout::kBlocked512, 4, HashKind::kXxh3, 0, 100);
   SaveFilter(f, dir / "m.bbf");
-  FilterView a = FilterView::Open(dir / "m.bbf");
-  FilterView b = std::move(a);
+  MappedFilter a = MappedFilter::Open(dir / "m.bbf");
+  MappedFilter b = std::move(a);
   EXPECT_TRUE(b.MayContain(uint64_t{1}));
-  FilterView c = FilterView::Open(dir / "m.bbf");
+  MappedFilter c = MappedFilter::Open(dir / "m.bbf");
   c = std::move(b);
   EXPECT_TRUE(c.MayContain(uint64_t{1}));
 }
@@ -172,7 +173,7 @@ TEST(Format, ViewKeepsTheOldFilterWhenTheFileIsReplaced) {
   const Filter old_f = MakeFilter(Layout::kBlocked512, 16, HashKind::kXxh3, 1, 500);
   const Filter new_f = MakeFilter(Layout::kClassic, 3001, HashKind::kXxh64, 2, 10);
   SaveFilter(old_f, dir / "live.bbf");
-  const FilterView v = FilterView::Open(dir / "live.bbf");
+  const MappedFilter v = MappedFilter::Open(dir / "live.bbf");
   SaveFilter(new_f, dir / "live.bbf");
   EXPECT_EQ(v.layout(), Layout::kBlocked512);
   EXPECT_EQ(std::memcmp(v.data(), old_f.data(), old_f.byte_size()), 0);
@@ -260,7 +261,7 @@ void ExpectRejected(const std::vector<uint8_t>& bytes, uint64_t offset, const st
   }
   EXPECT_TRUE(target == before);
   EXPECT_EQ(target.inserted(), before.inserted());
-  EXPECT_THROW(FilterView::Open(path), FormatError);
+  EXPECT_THROW(MappedFilter::Open(path), FormatError);
   EXPECT_THROW(DeserializeFilter(bytes), FormatError);
 }
 
@@ -369,7 +370,7 @@ TEST(Corrupt, PaddingBitsSetEvenWithValidChecksum) {
 }
 
 TEST(Corrupt, MissingFileIsAReadError) {
-  Filter target(Layout::kBlocked512, 2, 3);
+  Filter target = Filter::WithBlocks(Layout::kBlocked512, 2, 3);
   target.Insert(uint64_t{5});
   const Filter before = target;
   try {
@@ -388,7 +389,7 @@ TEST(Corrupt, MissingFileIsAReadError) {
 // regenerated with BLOCKBLOOM_REGENERATE_GOLDEN=1 ./format_test.
 
 Filter GoldenFilter(Layout layout) {
-  Filter f(layout, layout == Layout::kClassic ? 1001 : 5, SomeK(layout), HashKind::kXxh3, 0x5eed);
+  Filter f = Filter::WithBlocks(layout, layout == Layout::kClassic ? 1001 : 5, SomeK(layout), HashKind::kXxh3, 0x5eed);
   for (uint64_t i = 0; i < 40; ++i) f.Insert(i);
   f.Insert(std::string_view("golden"));
   return f;

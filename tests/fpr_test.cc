@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
 #include "blockbloom/measure.h"
@@ -54,7 +55,7 @@ uint64_t BlocksFor(const Point& p) {
 }
 
 Measurement Measure(const Point& p, uint64_t (*hash)(std::string_view) = nullptr, uint64_t family = 1) {
-  Filter f(p.layout, BlocksFor(p), p.k);
+  Filter f = Filter::WithBlocks(p.layout, BlocksFor(p), p.k);
   // Size the probes for the rate at the expected distinct count: duplicates
   // repeat earlier keys, so n = inserts (1 - duplicate fraction) on average.
   const auto distinct = static_cast<uint64_t>(static_cast<double>(p.inserts) * (1.0 - p.duplicate_fraction));

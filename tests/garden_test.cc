@@ -6,6 +6,7 @@
 // acceptance interval of blockbloom/stats.h at 99.99% confidence: a correct
 // formula fails a check with probability at most 1e-4 (and every test uses
 // fixed seeds, so a run is reproducible).
+#include "blockbloom/hash.h"
 #include "blockbloom/garden.h"
 
 #include <gtest/gtest.h>

@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/filter.h"
 #include "kernels/kernels.h"
-#include "kernels/layout.h"
+#include "kernels/common.h"
 #include "kernels/reference.h"
 
 namespace blockbloom {
 namespace {
 
 using kernels::FilterRef;
-using kernels::LayoutId;
 using kernels::Ops;
 
 std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
@@ -34,13 +34,13 @@ std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
 
 // A zeroed 64-byte aligned payload for `nblocks` blocks.
 struct Payload {
-  LayoutId layout;
+  Layout layout;
   uint64_t nblocks;
   uint32_t k;
   std::vector<uint8_t, std::allocator<uint8_t>> storage;
   uint8_t* bits;
 
-  Payload(LayoutId l, uint64_t nb, uint32_t kk) : layout(l), nblocks(nb), k(kk) {
+  Payload(Layout l, uint64_t nb, uint32_t kk) : layout(l), nblocks(nb), k(kk) {
     storage.assign(kernels::PayloadBytes(l, nb) + 64, 0);
     bits = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
   }
@@ -48,17 +48,13 @@ struct Payload {
   size_t Bytes() const { return kernels::PayloadBytes(layout, nblocks); }
 };
 
-std::vector<uint32_t> Ks(LayoutId l) {
+std::vector<uint32_t> Ks(Layout l) {
   std::vector<uint32_t> ks;
-  const auto r = kernels::KRangeOf(l);
-  for (uint32_t k = r.lo; k <= r.hi; ++k) {
-    if (kernels::KValid(l, k)) ks.push_back(k);
+  for (uint32_t k = LayoutMinK(l); k <= LayoutMaxK(l); ++k) {
+    if (LayoutAcceptsK(l, k)) ks.push_back(k);
   }
   return ks;
 }
-
-constexpr LayoutId kLayouts[] = {LayoutId::kBlocked512, LayoutId::kSplit256, LayoutId::kSectorized512,
-                                 LayoutId::kRegister64, LayoutId::kClassic};
 
 class Kernels : public ::testing::TestWithParam<const Ops*> {
  protected:
@@ -107,9 +103,9 @@ TEST_P(Kernels, ReferenceHashMatchesLibxxhash) {
 TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
   const auto hashes = RandomKeys(4099 + 8, 3);
   const auto probes = RandomKeys(4099 + 8, 4);
-  for (LayoutId l : kLayouts) {
+  for (Layout l : kAllLayouts) {
     // Small enough that batches collide in blocks, large enough for many blocks.
-    const uint64_t nblocks = l == LayoutId::kClassic ? 20011 : 313;
+    const uint64_t nblocks = l == Layout::kClassic ? 20011 : 313;
     for (uint32_t k : Ks(l)) {
       for (size_t n : {size_t{0}, size_t{1}, size_t{9}, size_t{17}, size_t{513}, size_t{4099}}) {
         for (size_t offset : {0, 1}) {
@@ -140,7 +136,7 @@ TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
 
 TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   const auto keys = RandomKeys(20000, 5);
-  for (LayoutId l : kLayouts) {
+  for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     for (size_t n : kSizes) {
       for (uint64_t seed : {uint64_t{0}, uint64_t{99}}) {
@@ -169,10 +165,10 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
 // cache-resident and the prefetching path.
 TEST_P(Kernels, AheadAndAtomicEntryPointsMatchReference) {
   const auto hashes = RandomKeys(3000, 8);
-  for (LayoutId l : kLayouts) {
+  for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     for (uint64_t bits : {uint64_t{1} << 14, (uint64_t{1} << 23) + 13}) {
-      const uint64_t nblocks = l == LayoutId::kClassic ? bits : bits / kernels::BlockBits(l);
+      const uint64_t nblocks = l == Layout::kClassic ? bits : bits / LayoutBlockBits(l);
       Payload ref(l, nblocks, k), ahead(l, nblocks, k), atomic(l, nblocks, k);
       for (uint64_t h : hashes) kernels::reference::InsertHash(ref.Ref(), h);
       // Three chunks, each told about its successor.
@@ -202,11 +198,11 @@ TEST_P(Kernels, AheadAndAtomicEntryPointsMatchReference) {
 // Large filters take the prefetching path; it must not change a byte.
 TEST_P(Kernels, PrefetchingPathMatchesReference) {
   const auto keys = RandomKeys(60000, 6);
-  for (LayoutId l : kLayouts) {
+  for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     // >= 1 MiB payload: above the prefetch threshold.
-    const uint64_t nblocks = l == LayoutId::kClassic ? (uint64_t{1} << 23) + 13
-                                                     : ((uint64_t{1} << 23) + 13) / kernels::BlockBits(l);
+    const uint64_t nblocks = l == Layout::kClassic ? (uint64_t{1} << 23) + 13
+                                                     : ((uint64_t{1} << 23) + 13) / LayoutBlockBits(l);
     Payload ref(l, nblocks, k), got(l, nblocks, k);
     for (uint64_t key : keys) kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(key, 3));
     ops().insert_keys(got.Ref(), keys.data(), keys.size(), 3);

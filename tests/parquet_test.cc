@@ -219,11 +219,11 @@ TEST(ParquetImport, RefusesTruncatedOrOversizedBitsets) {
 }
 
 TEST(ParquetExport, RefusesFiltersThatAreNotSbbf) {
-  EXPECT_THROW(ParquetBitset(Filter(Layout::kBlocked512, 4, 8, HashKind::kXxh64, 0)), std::invalid_argument);
-  EXPECT_THROW(ParquetBitset(Filter(Layout::kSplit256, 4, 8, HashKind::kXxh3, 0)), std::invalid_argument);
-  EXPECT_THROW(ParquetBitset(Filter(Layout::kSplit256, 4, 8, HashKind::kXxh64, 1)), std::invalid_argument);
+  EXPECT_THROW(ParquetBitset(Filter::WithBlocks(Layout::kBlocked512, 4, 8, HashKind::kXxh64, 0)), std::invalid_argument);
+  EXPECT_THROW(ParquetBitset(Filter::WithBlocks(Layout::kSplit256, 4, 8, HashKind::kXxh3, 0)), std::invalid_argument);
+  EXPECT_THROW(ParquetBitset(Filter::WithBlocks(Layout::kSplit256, 4, 8, HashKind::kXxh64, 1)), std::invalid_argument);
   // An odd number of blocks: the export is exactly num_blocks * 32 bytes.
-  EXPECT_EQ(ParquetBitset(Filter(Layout::kSplit256, 3, 8, HashKind::kXxh64, 0)).size(), 96u);
+  EXPECT_EQ(ParquetBitset(Filter::WithBlocks(Layout::kSplit256, 3, 8, HashKind::kXxh64, 0)).size(), 96u);
 }
 
 }  // namespace

@@ -3,11 +3,21 @@
 
     tools/report.py RESULTS.json OUTDIR
 
-Writes OUTDIR/report.md (machine, compiler, date; the issue's speed targets with
-the measured figures; tables by layout x size x target with ratios to the
-hash-plus-one-line floor and to libbloom) and OUTDIR/*.png (ns/key against filter
-size per layout and target with the floor drawn in; measured false-positive rate
-against bits/key beside the model's curve). Needs python3-matplotlib (Debian).
+Writes OUTDIR/report.md (which layout to pick; the machine, compiler, date and
+command of the run; the speed goals with the measured figures; tables by layout
+x size x target with ratios to the hash-plus-one-line floor and to libbloom),
+OUTDIR/summary.md (the README's excerpt) and one PNG per question:
+    query_vs_size.png   how fast is a query at each filter size (L1/L2/L3 marked)?
+    insert_vs_size.png  the same for inserts
+    tradeoff.png        speed against false-positive rate, layouts at equal bits/key
+    fpr_vs_bits.png     how many bits/key for a rate: measured rates and the model
+    targets.png         what each SIMD target buys over the scalar reference
+Needs python3-matplotlib (Debian).
+
+The machine facts come from the run itself: Google Benchmark's context (CPU
+count, caches read from sysfs when the benchmark ran), the context keys the
+benchmark adds (CPU model, SIMD flags, targets) and, if tools/bench.sh wrote it,
+OUTDIR/run.json beside the results (command, git commit, lscpu's caches).
 
 Row names (bench/bench_common.h, RowSpec):
     op/layout/<bpk>bpk/<size>/<keys>/<mode>/<target>[/real_time][/threads:N]
@@ -28,11 +38,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 LAYOUTS = ["blocked512", "split256", "sectorized512", "register64", "classic"]
 BLOCKED = LAYOUTS[:4]
 OPS = ["insert", "query_present", "query_absent", "query_mix"]
-# Issue 5's speed targets.
+# The library's speed goals (checked against each run in the report).
 FPR_CAP = 0.0105  # "at or below 1.05%" (Boost.Bloom's fast 64-bit multiblock at 10 bits/key)
 T_1M = 0.9  # ns/key, 1M keys
 T_10M = 1.2  # ns/key, 10M keys
@@ -92,8 +103,9 @@ _TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 class Results:
-    def __init__(self, data):
+    def __init__(self, data, run=None):
         self.ctx = data.get("context", {})
+        self.run = run or {}  # run.json from tools/bench.sh, if any
         self.rows = {}
         for b in data.get("benchmarks", []):
             if b.get("run_type", "iteration") != "iteration" or "error_occurred" in b:
@@ -110,6 +122,18 @@ class Results:
             if mode == "perkey" and layout != "libbloom":
                 target = "any"
         return self.rows.get((op, layout, bpk, size, keys, mode, target, threads))
+
+    def command(self):
+        if self.run.get("command"):
+            return self.run["command"]
+        preset = self.ctx.get("bb_preset", "default")
+        return "tools/bench.sh" + ("" if preset == "default" else f" --{preset}")
+
+    def machine_line(self):
+        """CPU, date and command of the run, for figure titles."""
+        c = self.ctx
+        return (f"{c.get('cpu_model', '?')}, {c.get('num_cpus', '?')} CPUs; {str(c.get('date', '?'))[:10]}; "
+                f"{self.command()}")
 
     def sizes(self, bpk, keys="u64"):
         s = {r.size for r in self.rows.values() if r.bpk == bpk and r.keys == keys}
@@ -157,7 +181,7 @@ def verdict(ok):
 def target_lines(res):
     out = []
     add = out.append
-    add("| target (issue 5) | measured | verdict |")
+    add("| goal | measured | verdict |")
     add("| --- | --- | --- |")
     for size, cap in (("1Mkeys", T_1M), ("10Mkeys", T_10M)):
         b = best_blocked(res, size)
@@ -316,107 +340,328 @@ def compact_table(res, bpk=10, keys="u64"):
 
 
 # ---- Plots ---------------------------------------------------------------------------
+# One figure per question, 1000 x 600 pixels or more, every tick labelled in the
+# unit a reader thinks in (KiB/MiB/GiB, ns, %).
+
+COLORS = {"blocked512": "tab:blue", "split256": "tab:orange", "sectorized512": "tab:green",
+          "register64": "tab:purple", "classic": "tab:brown", "libbloom": "tab:red", "floor": "black"}
+BPK_MARKERS = {8: "o", 10: "s", 16: "^"}
+DPI = 100
 
 
-def plot_ns(res, op, floor_op, path, bpk=10, keys="u64"):
-    fig, axes = plt.subplots(1, len(LAYOUTS), figsize=(17, 3.6), sharey=True)
+def caches(res):
+    """[(label, bytes)] of the data/unified caches, as read on the benchmarked machine."""
+    out = []
+    for c in res.ctx.get("caches", []):
+        if c.get("type") == "Instruction":
+            continue
+        out.append((f"L{c['level']}{'d' if c.get('type') == 'Data' else ''} {human_bytes(c['size'])}", c["size"]))
+    if not out and res.run.get("caches"):
+        out = [(f"{name} {human_bytes(b)}", b) for name, b in res.run["caches"]]
+    return out
+
+
+def size_axis(ax, lo, hi):
+    """Log2 filter-size axis with a labelled tick at every power of two."""
+    ax.set_xscale("log", base=2)
+    lo_e, hi_e = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    ax.xaxis.set_major_locator(ticker.FixedLocator([2.0 ** e for e in range(lo_e, hi_e + 1)]))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: human_bytes(x).replace(".0 ", " ")))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+    ax.set_xlim(2.0 ** lo_e / 1.2, 2.0 ** hi_e * 1.2)
+    for lab in ax.get_xticklabels():
+        lab.set_rotation(45)
+        lab.set_ha("right")
+
+
+def ns_axis(ax, values, label):
+    """Log ns axis with readable ticks between the decades (1 2 3 5 7 10 20 ...)."""
+    ax.set_yscale("log")
+    lo, hi = min(values), max(values)
+    ticks = [m * 10.0 ** e for e in range(-1, 4) for m in (1, 1.5, 2, 3, 5, 7)]
+    ticks = [t for t in ticks if lo / 1.3 <= t <= hi * 1.3]
+    ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+    ax.yaxis.set_minor_locator(ticker.NullLocator())
+    ax.set_ylim(lo / 1.3, hi * 1.3)
+    ax.set_ylabel(label)
+
+
+def pct_axis(ax, values, axis="x"):
+    """Log false-positive-rate axis labelled in percent at 1-2-5 steps."""
+    lo, hi = min(values), max(values)
+    ticks = [m * 10.0 ** e for e in range(-7, 1) for m in (1, 2, 5)]
+    ticks = [t for t in ticks if lo / 1.5 <= t <= hi * 1.5]
+    fmt_pct = ticker.FuncFormatter(lambda v, _: f"{100 * v:g}%")
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+    a.set_major_locator(ticker.FixedLocator(ticks))
+    a.set_major_formatter(fmt_pct)
+    a.set_minor_locator(ticker.NullLocator())
+    (ax.set_xlim if axis == "x" else ax.set_ylim)(lo / 1.5, hi * 1.5)
+
+
+def mark_caches(ax, res):
+    for label, b in caches(res):
+        ax.axvline(b, color="gray", lw=1, ls=":")
+        ax.text(b * 1.05, 0.98, label, transform=ax.get_xaxis_transform(), va="top", ha="left", fontsize=9,
+                color="dimgray", rotation=90)
+
+
+def plot_vs_size(res, op, floor_op, path, bpk=10, keys="u64"):
+    """op's ns/key against filter size: every layout (best target, batched), libbloom, the floor."""
+    fig, ax = plt.subplots(figsize=(14, 6.5))
     sizes = res.sizes(bpk, keys)
-    for ax, lay in zip(axes, LAYOUTS):
-        for target in res.targets():
-            pts = [(size_bytes(s, bpk), res.get(op, lay, bpk, s, keys, "batch", target)) for s in sizes]
-            pts = [(x, r.ns) for x, r in pts if r]
-            if len(pts) >= 1:
-                ax.plot(*zip(*pts), marker="o", ms=3, label=target)
-        pk = [(size_bytes(s, bpk), res.get(op, lay, bpk, s, keys, "perkey")) for s in sizes]
-        pk = [(x, r.ns) for x, r in pk if r]
-        if pk:
-            ax.plot(*zip(*pk), marker=".", ls=":", color="gray", label="per key")
-        fl = [(size_bytes(s, bpk), res.get(floor_op, "floor", bpk, s, keys)) for s in sizes]
-        fl = [(x, r.ns) for x, r in fl if r]
-        if fl:
-            ax.plot(*zip(*fl), color="black", ls="--", lw=1.5, label=f"floor ({floor_op})")
-        lb = [(size_bytes(s, bpk), res.get(op, "libbloom", bpk, s, keys)) for s in sizes]
-        lb = [(x, r.ns) for x, r in lb if r]
-        if lb:
-            ax.plot(*zip(*lb), color="tab:red", ls="-.", marker="x", ms=4, label="libbloom")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(lay, fontsize=10)
-        ax.set_xlabel("filter bytes")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel(f"{op} ns/key")
-    handles, labels = {}, []
-    for ax in axes:  # one legend for all panels, below them
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in handles:
-                handles[lab] = h
-                labels.append(lab)
-    fig.legend([handles[x] for x in labels], labels, loc="lower center", ncol=len(labels), fontsize=8)
-    fig.suptitle(f"{op}, {keys} keys, {bpk} bits/key, 1 thread ({res.ctx.get('cpu_model', '?')})", fontsize=10)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
-    fig.savefig(path, dpi=72)
+    allv, allx = [], []
+    series = [(lay, res.best_target, "batch", lay) for lay in LAYOUTS]
+    series += [("libbloom", None, "perkey", "libbloom (per key, its only API)"),
+               ("floor", None, "batch", f"floor: hash + one random cache line ({floor_op})")]
+    for lay, target, mode, label in series:
+        src_op = floor_op if lay == "floor" else op
+        pts = [(size_bytes(s, bpk), res.get(src_op, lay, bpk, s, keys, mode, target)) for s in sizes]
+        pts = sorted((x, r.ns) for x, r in pts if r)
+        if not pts:
+            continue
+        allx += [x for x, _ in pts]
+        allv += [y for _, y in pts]
+        style = dict(color=COLORS[lay], marker="o", ms=5, lw=2)
+        if lay == "floor":
+            style.update(ls="--", marker=None, lw=1.5)
+        elif lay == "libbloom":
+            style.update(ls="-.", marker="x")
+        ax.plot(*zip(*pts), label=label, **style)
+    if not allv:
+        plt.close(fig)
+        return False
+    size_axis(ax, min(allx), max(allx))
+    ns_axis(ax, allv, f"{op.replace('_', ' ')}: ns per key (lower is faster)")
+    mark_caches(ax, res)
+    ax.set_xlabel("filter size")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5))  # outside: never over the data
+    ax.set_title(f"{op.replace('_', ' ')} against filter size: {bpk} bits/key, {keys} keys, batched, "
+                 f"{res.best_target}, 1 thread\n{res.machine_line()}", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
+    return True
+
+
+def plot_tradeoff(res, path, sizes=("1MiB", "256MiB"), keys="u64"):
+    """query_absent ns/key against the measured false-positive rate, one point per layout and bits/key."""
+    panels = [s for s in sizes if any(res.get("query_absent", lay, bpk, s, keys) for lay in LAYOUTS for bpk in BPK_MARKERS)]
+    if not panels:
+        return False
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels) + 2.5, 6.5), squeeze=False)
+    for ax, size in zip(axes[0], panels):
+        xs, ys = [], []
+        for lay in LAYOUTS + ["libbloom"]:
+            pts = []
+            for bpk, marker in BPK_MARKERS.items():
+                r = res.get("query_absent", lay, bpk, size, keys)
+                if r and r.fpr:
+                    pts.append((r.fpr, r.ns, bpk))
+                    ax.scatter(r.fpr, r.ns, color=COLORS[lay], marker=marker, s=60, zorder=3)
+            if pts:
+                pts.sort()
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=COLORS[lay], lw=1.5,
+                        ls="-." if lay == "libbloom" else "-", label=lay + (" (per key)" if lay == "libbloom" else ""))
+                xs += [p[0] for p in pts]
+                ys += [p[1] for p in pts]
+        pct_axis(ax, xs, "x")
+        ns_axis(ax, ys, "query absent: ns per key (lower is faster)")
+        ax.set_xlabel("measured false-positive rate (lower is better)")
+        ax.grid(True, alpha=0.3)
+        where = ""
+        for label, b in caches(res):
+            if size_bytes(size, 10) <= b:
+                where = f"fits in {label.split()[0]}"
+                break
+        ax.set_title(f"{size} filters ({where or 'larger than every cache'})", fontsize=11)
+    # Legend: colours are layouts, marker shapes bits/key.
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    for bpk, marker in BPK_MARKERS.items():
+        handles.append(plt.Line2D([], [], color="gray", marker=marker, ls="", ms=8))
+        labels.append(f"{bpk} bits/key")
+    fig.legend(handles, labels, fontsize=9, loc="center right")  # beside the panels: never over the data
+    fig.suptitle("Speed against false-positive rate: the same bits/key (marker) across layouts (colour), "
+                 f"batched, {res.best_target}, 1 thread\n{res.machine_line()}", fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1 - 2.3 / (7 * len(panels) + 2.5), 1))
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return True
 
 
 def plot_fpr(res, path):
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    colors = dict(zip(LAYOUTS + ["libbloom"], plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    """Measured false-positive rate against bits/key, with the exact model's curve."""
+    fig, ax = plt.subplots(figsize=(10, 6.5))
+    vals = []
     for lay in LAYOUTS:
         curve = res.ctx.get(f"model_fpr/{lay}")
         if curve:
             pts = [tuple(map(float, p.split(":")[:2])) for p in curve.split(",")]
-            ax.plot(*zip(*pts), color=colors[lay], lw=1, label=f"{lay} model")
+            ax.plot(*zip(*pts), color=COLORS[lay], lw=1.5, label=f"{lay}: model")
+            vals += [p[1] for p in pts]
     for lay in LAYOUTS + ["libbloom"]:
         pts = [(r.bpk, r.fpr) for r in res.rows.values()
                if r.layout == lay and r.op == "query_absent" and r.fpr and r.threads == 1]
         if pts:
-            ax.scatter(*zip(*pts), color=colors[lay], s=14, marker="o" if lay != "libbloom" else "x",
-                       label=f"{lay} measured")
-    ax.set_yscale("log")
+            ax.scatter(*zip(*pts), color=COLORS[lay], s=30, marker="o" if lay != "libbloom" else "x",
+                       label=f"{lay}: measured", zorder=3)
+            vals += [p[1] for p in pts]
+    if not vals:
+        plt.close(fig)
+        return False
+    pct_axis(ax, vals, "y")
     ax.set_xlabel("bits per key")
+    ax.xaxis.set_major_locator(ticker.MultipleLocator(2))
     ax.set_ylabel("false-positive rate")
-    ax.set_title("measured (all sizes, both key types) vs the exact model (1M keys)", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("How many bits per key for a rate: measured (every size, both key types) and the exact model "
+                 "(1M keys)", fontsize=11)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=9, ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=72)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
+    return True
+
+
+def plot_targets(res, path, size="1Mkeys", bpk=10, keys="u64"):
+    """query_absent ns/key per SIMD target and the scalar reference, per layout."""
+    targets = res.targets()
+    rows = {lay: [res.get("query_absent", lay, bpk, size, keys, "batch", t) for t in targets] for lay in LAYOUTS}
+    if not any(r for v in rows.values() for r in v) or len(targets) < 2:
+        return False
+    fig, ax = plt.subplots(figsize=(11, 6))
+    width = 0.8 / len(targets)
+    for j, t in enumerate(targets):
+        xs = [i + (j - (len(targets) - 1) / 2) * width for i in range(len(LAYOUTS))]
+        ys = [r.ns if r else 0 for r in (rows[lay][j] for lay in LAYOUTS)]
+        label = {"reference": "reference (the plain C++ scalar reference)", "scalar": "scalar (Highway's scalar target)"}
+        bars = ax.bar(xs, ys, width, label=label.get(t, t))
+        ax.bar_label(bars, fmt="%.3g", fontsize=8, padding=2)
+    ax.set_xticks(range(len(LAYOUTS)))
+    ax.set_xticklabels(LAYOUTS)
+    ax.set_ylabel("query absent: ns per key (lower is faster)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=9)
+    ax.set_title(f"What each SIMD target buys: {size} ({human_bytes(size_bytes(size, bpk))}), {bpk} bits/key, "
+                 f"batched, 1 thread; targets this CPU runs\n{res.machine_line()}", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return True
+
+
+# ---- Which layout to pick -------------------------------------------------------------
+
+
+def floor_sentence(res, size, bpk, keys):
+    """How close the blocked layouts come to one random cache line per key at `size`, if measured."""
+    fr = res.get("floor_read", "floor", bpk, size, keys)
+    ratios = [ratio(res.get("query_absent", lay, bpk, size, keys), fr) for lay in BLOCKED]
+    ratios = [r for r in ratios if r is not None]
+    if not fr or len(ratios) < len(BLOCKED):
+        return ""
+    hi = max(ratios)
+    if hi > T_FLOOR:
+        return (f"At {size} the blocked layouts take up to {hi:.2f}x the time of one random cache line per key "
+                "(the floor in the plots). ")
+    return (f"At {size}, far beyond the caches, every blocked layout is within {hi:.2f}x of one random cache line "
+            "per key (the floor in the plots): there the choice is about the rate per bit, not speed. ")
+
+
+def pick_paragraph(res, bpk=10, keys="u64"):
+    """The report's first paragraph: which layout for which need, from this run's figures."""
+    small, large = "1Mkeys", "100Mkeys"
+    q = {lay: res.get("query_absent", lay, bpk, small, keys) for lay in LAYOUTS}
+    qb = {lay: res.get("query_absent", lay, bpk, large, keys) for lay in LAYOUTS}
+    if not all(q.values()):
+        return ["Which layout to pick: this run lacks the 1M-key rows at 10 bits/key the advice is drawn from."]
+    def desc(lay):
+        big = f", {fmt(qb[lay].ns)} at {large}" if qb.get(lay) else ""
+        return f"`{lay}` ({pct(q[lay].fpr_model)} at {bpk} bits/key; query {fmt(q[lay].ns)} ns/key at {small}{big})"
+    blocked = [lay for lay in BLOCKED if q[lay]]
+    fastest = min(blocked, key=lambda lay: q[lay].ns)
+    near_1 = [lay for lay in blocked if q[lay].fpr_model <= FPR_CAP]
+    default = min(near_1, key=lambda lay: q[lay].ns) if near_1 else fastest
+    tightest = min(blocked, key=lambda lay: q[lay].fpr_model)
+    slow = q["classic"].ns / q[default].ns
+    out = ["## Which layout to pick", "",
+           f"Figures from this run ({keys} keys, {bpk} bits/key, batched, {res.best_target}, 1 thread). "
+           f"**For most services: {desc(default)}**, the fastest layout whose rate stays near 1% at {bpk} bits/key. "
+           f"For the lowest rate a cache-line layout gives per bit: {desc(tightest)}"
+           + (" (the same layout)." if tightest == default else ".")
+           + f" For the fastest queries when a higher rate is fine, or to exchange filters with Apache Parquet "
+           f"(bit-exact split-block filters): {desc('split256')}"
+           + (" — the fastest here." if fastest == "split256" else ".")
+           + f" `register64` ({pct(q['register64'].fpr_model)}) touches one 64-bit word but needs many more bits "
+           f"below 1%. `classic` needs the fewest bits for a rate ({pct(q['classic'].fpr_model)}) but reads k cache "
+           f"lines per query: {slow:.1f}x slower than `{default}` at {small}; pick it only when memory is all that "
+           "matters. " + floor_sentence(res, large, bpk, keys)
+           + "`tradeoff.png` shows speed against rate at 8, 10 and 16 bits/key; `blockbloom params --n N --fpr P` "
+           "sizes every layout for your N and P.", ""]
+    return out
 
 
 # ---- Main ----------------------------------------------------------------------------
+
+
+def run_lines(res):
+    """The run: machine, compiler, date, command, as the benchmark read and recorded them."""
+    c = res.ctx
+    cache_text = ", ".join(label for label, _ in caches(res)) or "?"
+    lines = [
+        f"- CPU: {c.get('cpu_model', '?')}, {c.get('num_cpus', '?')} CPUs at {c.get('mhz_per_cpu', '?')} MHz, "
+        f"SIMD flags: {c.get('cpu_flags_simd', '?')}; data caches (read from sysfs when it ran): {cache_text}",
+        f"- Compiler: {c.get('compiler', '?')}; Google Benchmark, {c.get('library_build_type', '?')} library",
+        f"- Date: {c.get('date', '?')}; command `{res.command()}` (preset `{c.get('bb_preset', '?')}`)"
+        + (f", commit {res.run['commit']}" if res.run.get("commit") else "")
+        + f"; load average at start: {c.get('loadavg_at_start', '?')} (1-thread rows are on-CPU time)",
+        f"- Targets compiled: {c.get('targets_compiled', '?')}; supported here: {c.get('targets_supported', '?')}; "
+        f"transparent huge pages: {c.get('thp', '?')}",
+        "- Look-ahead 128 keys (kernels and floor alike); filters from 2 MiB on are 2 MiB-aligned mmaps with "
+        "MADV_HUGEPAGE, and so is the floor's buffer.",
+    ]
+    return lines
 
 
 def main(argv):
     if len(argv) != 3:
         sys.exit("usage: tools/report.py RESULTS.json OUTDIR")
     with open(argv[1]) as f:
-        res = Results(json.load(f))
+        data = json.load(f)
+    run = None
+    run_path = os.path.join(os.path.dirname(os.path.abspath(argv[1])), "run.json")
+    if os.path.exists(run_path):
+        with open(run_path) as f:
+            run = json.load(f)
+    res = Results(data, run)
     if not res.rows:
         sys.exit(f"report.py: {argv[1]}: no benchmark rows")
     out = argv[2]
     os.makedirs(out, exist_ok=True)
-    c = res.ctx
     plots = []
-    for op, floor_op in (("query_absent", "floor_read"), ("insert", "floor_rmw")):
-        name = f"ns_per_key_{op}.png"
-        plot_ns(res, op, floor_op, os.path.join(out, name))
-        plots.append((f"{op}: ns/key against filter size, per layout and target, floor dashed", name))
-    plot_fpr(res, os.path.join(out, "fpr_vs_bits.png"))
-    plots.append(("measured false-positive rate against bits/key, with the model's curve", "fpr_vs_bits.png"))
+    figures = [
+        ("query_vs_size.png", "How fast is a query at each filter size? (caches marked)",
+         lambda p: plot_vs_size(res, "query_absent", "floor_read", p)),
+        ("insert_vs_size.png", "How fast is an insert at each filter size?",
+         lambda p: plot_vs_size(res, "insert", "floor_rmw", p)),
+        ("tradeoff.png", "Speed against false-positive rate, layouts at equal bits/key",
+         lambda p: plot_tradeoff(res, p)),
+        ("fpr_vs_bits.png", "How many bits per key for a rate: measured and the exact model",
+         lambda p: plot_fpr(res, p)),
+        ("targets.png", "What each SIMD target buys over the scalar reference",
+         lambda p: plot_targets(res, p)),
+    ]
+    for name, title, draw in figures:
+        if draw(os.path.join(out, name)):
+            plots.append((title, name))
 
-    md = ["# blockbloom benchmark report", "",
-          f"- CPU: {c.get('cpu_model', '?')}, {c.get('num_cpus', '?')} cores at {c.get('mhz_per_cpu', '?')} MHz, "
-          f"SIMD flags: {c.get('cpu_flags_simd', '?')}; caches: "
-          + ", ".join(f"L{x['level']} {x['type'][0].lower()} {human_bytes(x['size'])}" for x in c.get("caches", [])),
-          f"- Compiler: {c.get('compiler', '?')}; Google Benchmark, {c.get('library_build_type', '?')} library",
-          f"- Date: {c.get('date', '?')}; preset `{c.get('bb_preset', '?')}`; load average at start: "
-          f"{c.get('loadavg_at_start', '?')} (the machine is shared: 1-thread rows are on-CPU time)",
-          f"- Targets compiled: {c.get('targets_compiled', '?')}; supported here: {c.get('targets_supported', '?')}; "
-          f"transparent huge pages: {c.get('thp', '?')}",
-          "- Look-ahead 128 keys (kernels and floor alike); filters from 2 MiB on are 2 MiB-aligned mmaps with "
-          "MADV_HUGEPAGE, and so is the floor's buffer.", "",
-          "## Speed targets", ""] + target_lines(res) + [""]
-    md += ["## Plots", ""] + [f"![{t}]({n})" for t, n in plots] + [""]
+    md = ["# blockbloom benchmark report", ""] + pick_paragraph(res)
+    md += ["## The run", ""] + run_lines(res) + [""]
+    md += ["## Speed goals", ""] + target_lines(res) + [""]
+    md += ["## Plots", ""] + [f"{t}:\n\n![{t}]({n})\n" for t, n in plots]
     md += ["## Tables", ""]
     md += main_table(res, 10, "u64", "uint64 keys, 10 bits/key")
     md += threads_table(res)
@@ -426,9 +671,9 @@ def main(argv):
         md += main_table(res, bpk, "url", f"URL keys, {bpk} bits/key")
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    # The README's excerpt: the machine, the targets, the compact table.
-    summary = md[2:7] + ["", "Speed targets:", ""] + target_lines(res) + ["", f"uint64 keys, 10 bits/key, batched, "
-               f"{res.best_target}, 1 thread, ns/key:", ""] + compact_table(res)
+    # The README's excerpt: the run, the advice, the goals, the compact table.
+    summary = run_lines(res) + [""] + pick_paragraph(res)[2:] + ["Speed goals:", ""] + target_lines(res) + [
+        "", f"uint64 keys, 10 bits/key, batched, {res.best_target}, 1 thread, ns/key:", ""] + compact_table(res)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(summary) + "\n")
     print(f"report.py: wrote {out}/report.md and {len(plots)} plots from {len(res.rows)} rows")

@@ -24,6 +24,13 @@ cmake -S . -B build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang+
 cmake --build build/clang -j "$jobs"
 ctest --test-dir build/clang --output-on-failure -j "$jobs" -R 'Kernels|Dispatch' | tee build/clang/ctest.log
 
+# Package stage: install to a temporary prefix, build and run examples/ through
+# find_package, pkg-config and add_subdirectory. BLOCKBLOOM_SKIP_PACKAGE=1 leaves it out.
+if [[ -x tools/ci/package.sh && "${BLOCKBLOOM_SKIP_PACKAGE:-0}" != 1 ]]; then
+  stage "package: install, then the example via find_package, pkg-config, add_subdirectory"
+  tools/ci/package.sh
+fi
+
 # Further stages, each a script of its own: ARM (NEON/SVE under qemu), the
 # sanitizers and the loader fuzzer. BLOCKBLOOM_SKIP_ARM=1, BLOCKBLOOM_SKIP_SANITIZE=1
 # and BLOCKBLOOM_SKIP_FUZZ=1 leave them out locally.
@@ -34,6 +41,10 @@ fi
 if [[ -x tools/ci/sanitize.sh && "${BLOCKBLOOM_SKIP_SANITIZE:-0}" != 1 ]]; then
   stage "sanitizers: engine and kernel tests under ASan + UBSan (clang)"
   tools/ci/sanitize.sh
+fi
+if [[ -x tools/ci/tsan.sh && "${BLOCKBLOOM_SKIP_TSAN:-0}" != 1 ]]; then
+  stage "ThreadSanitizer: concurrent writers beside readers (clang)"
+  tools/ci/tsan.sh
 fi
 if [[ -x tools/ci/fuzz.sh && "${BLOCKBLOOM_SKIP_FUZZ:-0}" != 1 ]]; then
   stage "fuzz: filter loader under libFuzzer + ASan/UBSan"

@@ -1,3 +1,4 @@
+#include "blockbloom/hash.h"
 #include "engine/src/batch.h"
 
 #include <algorithm>
@@ -5,14 +6,15 @@
 #include <string>
 #include <type_traits>
 
-#include "engine/src/hash.h"
+#include "engine/src/hash_inline.h"
+#include "kernels/reference.h"
 
 namespace blockbloom::detail {
 namespace {
 
 // Keys hashed per chunk where the kernels do not hash (strings, XXH64, atomic
-// inserts): 8 KiB of hashes per buffer, two buffers, L1-resident.
-constexpr size_t kHashChunk = 1024;
+// inserts): the kernels' own chunk (kernels.h).
+using kernels::kHashChunk;
 
 // Hashes keys chunk by chunk into two L1 buffers, one chunk ahead, and hands
 // each chunk to fn together with its successor, so the kernels' look-ahead
@@ -98,6 +100,18 @@ void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, st
 void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
                  std::span<const std::string_view> keys) {
   InsertChunks(ref, kind, seed, keys);
+}
+
+size_t QueryBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys,
+                        uint8_t* out) {
+  size_t hits = 0;
+  ForEachHashChunk(keys, kind, seed, [&](const uint64_t* h, size_t n, const uint64_t*, size_t, size_t start) {
+    for (size_t i = 0; i < n; ++i) {
+      out[start + i] = kernels::reference::QueryHashAtomic(ref, h[i]) ? 1 : 0;
+      hits += out[start + i];
+    }
+  });
+  return hits;
 }
 
 void InsertBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys) {

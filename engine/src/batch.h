@@ -1,5 +1,4 @@
-// The batch paths shared by Filter (owned payload) and FilterView (mapped
-// payload): hash in L1-sized chunks where the kernels cannot (strings, XXH64),
+// The batch paths of FilterView (and so of Filter and MappedFilter): hash in L1-sized chunks where the kernels cannot (strings, XXH64),
 // then hand each chunk to the active target's kernels.
 #ifndef BLOCKBLOOM_ENGINE_BATCH_H_
 #define BLOCKBLOOM_ENGINE_BATCH_H_
@@ -9,7 +8,7 @@
 #include <span>
 #include <string_view>
 
-#include "blockbloom/layout.h"
+#include "blockbloom/hash.h"
 #include "kernels/kernels.h"
 
 namespace blockbloom::detail {
@@ -25,6 +24,9 @@ size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
 void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys);
 void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
                  std::span<const std::string_view> keys);
+// Beside concurrent writers: relaxed atomic loads (the reference's QueryHashAtomic).
+size_t QueryBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys,
+                        uint8_t* out);
 // Concurrent writers: every word touched is ORed atomically.
 void InsertBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys);
 

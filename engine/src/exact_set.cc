@@ -1,3 +1,4 @@
+#include "blockbloom/hash.h"
 #include "blockbloom/exact_set.h"
 
 #include <bit>

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/src/filter_access.h"
+
 namespace blockbloom {
 namespace {
 
@@ -32,9 +34,9 @@ Filter Fold(const Filter& filter) {
         "blockbloom: cannot fold: number of " + std::string(filter.layout() == Layout::kClassic ? "bits" : "blocks") +
         " = " + std::to_string(filter.num_blocks()) +
         " is odd: expected an even number (only then does the index halve exactly)");
-  Filter out(filter.layout(), filter.num_blocks() / 2, filter.k(), filter.hash_kind(), filter.seed());
+  Filter out = Filter::WithBlocks(filter.layout(), filter.num_blocks() / 2, filter.k(), filter.hash_kind(), filter.seed());
   const uint8_t* in = filter.data();
-  uint8_t* dst = out.mutable_data();
+  uint8_t* dst = detail::FilterAccess::MutableData(out);
   if (filter.layout() == Layout::kClassic) {
     // 64 source bits -> 32 target bits; bits past m are 0, so bits past m/2 stay 0.
     const uint64_t words = (filter.bit_count() + 63) / 64;
@@ -52,7 +54,7 @@ Filter Fold(const Filter& filter) {
       for (uint64_t j = 0; j < block_bytes; ++j) dst[i * block_bytes + j] = a[j] | b[j];
     }
   }
-  out.set_inserted(filter.inserted());
+  detail::FilterAccess::SetInserted(out, filter.inserted());
   return out;
 }
 

@@ -15,11 +15,8 @@
 #include <tuple>
 #include <utility>
 
-#include "engine/src/batch.h"
-#include "engine/src/hash.h"
-#include "kernels/kernels.h"
-#include "kernels/layout.h"
-#include "kernels/reference.h"
+#include "engine/src/filter_access.h"
+#include "engine/src/hash_inline.h"
 
 namespace blockbloom {
 
@@ -43,7 +40,7 @@ constexpr size_t kOffInserted = 40;
 constexpr size_t kOffPayloadBytes = 48;
 constexpr size_t kOffChecksum = 56;
 static_assert(kOffChecksum + 8 == kFormatHeaderBytes);
-static_assert(kFormatHeaderBytes % kernels::kAlign == 0, "the payload must start on a cache line");
+static_assert(kFormatHeaderBytes % 64 == 0, "the payload must start on a cache line");
 
 uint64_t LoadLE(const uint8_t* p, size_t bytes) {
   uint64_t v = 0;
@@ -70,15 +67,8 @@ uint64_t Checksum(const uint8_t* header, const uint8_t* payload, uint64_t payloa
   return XXH3_64bits_digest(&state);
 }
 
-uint64_t MaxBlocks(Layout layout) {
-  return layout == Layout::kClassic ? kernels::kMaxClassicBits : kernels::kMaxBlocks;
-}
 
-uint64_t BitCount(Layout layout, uint64_t num_blocks) {
-  return layout == Layout::kClassic ? num_blocks : num_blocks * LayoutBlockBits(layout);
-}
-
-std::array<uint8_t, kFormatHeaderBytes> EncodeHeader(const Filter& f) {
+std::array<uint8_t, kFormatHeaderBytes> EncodeHeader(const FilterView& f) {
   std::array<uint8_t, kFormatHeaderBytes> h{};
   std::memcpy(h.data() + kOffMagic, kFormatMagic, sizeof kFormatMagic);
   StoreLE(h.data() + kOffVersion, kFormatVersion, 4);
@@ -141,10 +131,6 @@ class MappedFile {
   size_t len_ = 0;
 };
 
-kernels::FilterRef Ref(const FilterHeader& h, const uint8_t* payload) {
-  // Queries never write through bits: the const_cast only fits the shared struct.
-  return {const_cast<uint8_t*>(payload), h.num_blocks, h.k, static_cast<kernels::LayoutId>(h.layout)};
-}
 
 }  // namespace
 
@@ -179,22 +165,21 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
     fail(kOffHash, "hash " + std::to_string(hash_byte) + " is unknown: expected 0 (xxh3) or 1 (xxh64)");
   if (LoadLE(p + kOffReserved16, 2) != 0) fail(kOffReserved16, "reserved bytes are not 0: expected 0");
   const uint64_t k = LoadLE(p + kOffK, 4);
-  if (!LayoutAcceptsK(layout, static_cast<uint32_t>(k)))
+  if (k > LayoutMaxK(layout) || !LayoutAcceptsK(layout, static_cast<uint32_t>(k)))
     fail(kOffK, "k = " + std::to_string(k) + " is out of range for layout " + std::string(LayoutName(layout)) +
-                    ": expected " + std::to_string(LayoutMinK(layout)) + ".." + std::to_string(LayoutMaxK(layout)) +
-                    (layout == Layout::kSectorized512 ? " and a power of two" : ""));
+                    ": expected " + std::string(Traits(layout).k_text));
   if (LoadLE(p + kOffReserved32, 4) != 0) fail(kOffReserved32, "reserved bytes are not 0: expected 0");
   const uint64_t blocks = LoadLE(p + kOffBlocks, 8);
-  if (blocks == 0 || blocks > MaxBlocks(layout))
-    fail(kOffBlocks, "number of " + std::string(layout == Layout::kClassic ? "bits" : "blocks") + " = " +
-                         std::to_string(blocks) + " is out of range for layout " + std::string(LayoutName(layout)) +
-                         ": expected 1.." + std::to_string(MaxBlocks(layout)));
+  if (blocks == 0 || blocks > Traits(layout).max_blocks)
+    fail(kOffBlocks, "number of " + std::string(LayoutUnitName(layout)) + " = " + std::to_string(blocks) +
+                         " is out of range for layout " + std::string(LayoutName(layout)) + ": expected 1.." +
+                         std::to_string(Traits(layout).max_blocks));
   const uint64_t payload = LoadLE(p + kOffPayloadBytes, 8);
-  const uint64_t want_payload = kernels::PayloadBytes(static_cast<kernels::LayoutId>(layout), blocks);
+  const uint64_t want_payload = LayoutPayloadBytes(layout, blocks);
   if (payload != want_payload)
     fail(kOffPayloadBytes, "payload size " + std::to_string(payload) + " disagrees with layout " +
                                std::string(LayoutName(layout)) + " and " + std::to_string(blocks) +
-                               (layout == Layout::kClassic ? " bits" : " blocks") + ": expected " +
+                               " " + std::string(LayoutUnitName(layout)) + ": expected " +
                                std::to_string(want_payload));
   const uint64_t end = kFormatHeaderBytes + payload;
   if (bytes.size() < end)
@@ -210,7 +195,7 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
                            Hex(actual) + ": expected them equal (the file is corrupt)");
   // A Filter promises zero bits past bit_count(); a file with a valid checksum
   // may still break that if it was crafted.
-  const uint64_t bits = BitCount(layout, blocks);
+  const uint64_t bits = LayoutBits(layout, blocks);
   const uint8_t* pay = p + kFormatHeaderBytes;
   if (bits % 8 != 0 && (pay[bits / 8] >> (bits % 8)) != 0)
     fail(kFormatHeaderBytes + bits / 8, "bits past the filter's " + std::to_string(bits) + " bits are set: expected 0");
@@ -222,7 +207,7 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
 
 // ---- Buffers -----------------------------------------------------------------------
 
-std::vector<uint8_t> SerializeFilter(const Filter& filter) {
+std::vector<uint8_t> SerializeFilter(const FilterView& filter) {
   const auto header = EncodeHeader(filter);
   std::vector<uint8_t> out(kFormatHeaderBytes + filter.byte_size());
   std::memcpy(out.data(), header.data(), kFormatHeaderBytes);
@@ -232,9 +217,9 @@ std::vector<uint8_t> SerializeFilter(const Filter& filter) {
 
 Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name) {
   const FilterHeader h = ValidateFilterBytes(bytes, name);
-  Filter f(h.layout, h.num_blocks, h.k, h.hash, h.seed);
-  std::memcpy(f.mutable_data(), bytes.data() + kFormatHeaderBytes, h.payload_bytes);
-  f.set_inserted(h.inserted);
+  Filter f = Filter::WithBlocks(h.layout, h.num_blocks, h.k, h.hash, h.seed);
+  std::memcpy(detail::FilterAccess::MutableData(f), bytes.data() + kFormatHeaderBytes, h.payload_bytes);
+  detail::FilterAccess::SetInserted(f, h.inserted);
   return f;
 }
 
@@ -291,7 +276,7 @@ void WriteFileAtomic(const std::string& path, std::span<const std::span<const ui
   }
 }
 
-void SaveFilter(const Filter& filter, const std::string& path) {
+void SaveFilter(const FilterView& filter, const std::string& path) {
   const auto header = EncodeHeader(filter);
   const std::span<const uint8_t> parts[] = {{header.data(), header.size()}, {filter.data(), filter.byte_size()}};
   WriteFileAtomic(path, parts);
@@ -307,82 +292,45 @@ void LoadFilter(const std::string& path, Filter* into) {
   *into = std::move(loaded);  // noexcept: nothing can fail after validation
 }
 
-// ---- FilterView ---------------------------------------------------------------------
+// ---- MappedFilter ---------------------------------------------------------------------
 
-FilterView FilterView::Open(const std::string& path) {
+MappedFilter MappedFilter::Open(const std::string& path) {
   MappedFile file(path);
-  FilterView v;
-  v.header_ = ValidateFilterBytes(file.bytes(), path);
+  const FilterHeader h = ValidateFilterBytes(file.bytes(), path);
+  MappedFilter m;
   // mmap returns a page-aligned address; the payload sits at 64 bytes past it.
-  v.payload_ = file.bytes().data() + kFormatHeaderBytes;
-  std::tie(v.map_, v.map_len_) = file.Release();
-  return v;
+  static_cast<FilterView&>(m) = detail::FilterAccess::View(h.layout, h.k, h.num_blocks, h.hash, h.seed, h.inserted,
+                                                          file.bytes().data() + kFormatHeaderBytes);
+  m.header_ = h;
+  std::tie(m.map_, m.map_len_) = file.Release();
+  return m;
 }
 
-FilterView::FilterView(FilterView&& o) noexcept
-    : map_(std::exchange(o.map_, nullptr)), map_len_(std::exchange(o.map_len_, 0)),
-      payload_(std::exchange(o.payload_, nullptr)), header_(o.header_) {}
+MappedFilter::MappedFilter(MappedFilter&& o) noexcept
+    : FilterView(static_cast<const FilterView&>(o)),
+      map_(std::exchange(o.map_, nullptr)),
+      map_len_(std::exchange(o.map_len_, 0)),
+      header_(o.header_) {
+  static_cast<FilterView&>(o) = FilterView();
+}
 
-FilterView& FilterView::operator=(FilterView&& o) noexcept {
+MappedFilter& MappedFilter::operator=(MappedFilter&& o) noexcept {
   if (this != &o) {
     Unmap();
+    static_cast<FilterView&>(*this) = static_cast<const FilterView&>(o);
     map_ = std::exchange(o.map_, nullptr);
     map_len_ = std::exchange(o.map_len_, 0);
-    payload_ = std::exchange(o.payload_, nullptr);
     header_ = o.header_;
+    static_cast<FilterView&>(o) = FilterView();
   }
   return *this;
 }
 
-FilterView::~FilterView() { Unmap(); }
+MappedFilter::~MappedFilter() { Unmap(); }
 
-void FilterView::Unmap() {
+void MappedFilter::Unmap() noexcept {
   if (map_ != nullptr) ::munmap(map_, map_len_);
   map_ = nullptr;
-}
-
-uint64_t FilterView::bit_count() const { return BitCount(header_.layout, header_.num_blocks); }
-
-uint64_t FilterView::PopCount() const {
-  uint64_t count = 0;
-  for (uint64_t i = 0; i < header_.payload_bytes; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, payload_ + i, 8);
-    count += static_cast<uint64_t>(std::popcount(w));
-  }
-  return count;
-}
-
-Filter FilterView::ToFilter() const {
-  Filter f(header_.layout, header_.num_blocks, header_.k, header_.hash, header_.seed);
-  std::memcpy(f.mutable_data(), payload_, header_.payload_bytes);
-  f.set_inserted(header_.inserted);
-  return f;
-}
-
-bool FilterView::MayContainHash(uint64_t hash) const {
-  return kernels::reference::QueryHash(Ref(header_, payload_), hash);
-}
-bool FilterView::MayContain(uint64_t key) const {
-  return MayContainHash(detail::HashU64Inline(key, header_.hash, header_.seed));
-}
-bool FilterView::MayContain(std::string_view key) const {
-  return MayContainHash(detail::HashBytesInline(key.data(), key.size(), header_.hash, header_.seed));
-}
-
-size_t FilterView::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
-  detail::CheckOutSize(hashes.size(), out.size());
-  return kernels::Active().query_hashes(Ref(header_, payload_), hashes.data(), hashes.size(), out.data());
-}
-
-size_t FilterView::MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const {
-  detail::CheckOutSize(keys.size(), out.size());
-  return detail::QueryBatch(Ref(header_, payload_), header_.hash, header_.seed, keys, out.data());
-}
-
-size_t FilterView::MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const {
-  detail::CheckOutSize(keys.size(), out.size());
-  return detail::QueryBatch(Ref(header_, payload_), header_.hash, header_.seed, keys, out.data());
 }
 
 }  // namespace blockbloom

@@ -2,10 +2,11 @@
 #include <numbers>
 #include <string>
 
+#include "blockbloom/hash.h"
 #include "blockbloom/garden/aging.h"
 #include "blockbloom/model.h"
 #include "engine/src/garden_internal.h"
-#include "kernels/layout.h"
+#include "kernels/common.h"
 
 namespace blockbloom::garden {
 
@@ -78,7 +79,7 @@ double StableFilter::StableFpr() const {
 // ---- A2Filter ---------------------------------------------------------------------------------
 
 A2Filter::Params A2Filter::ParamsFor(uint64_t bits, double fpr) {
-  CheckRange("bits", bits, 2, 2 * kernels::kMaxClassicBits);
+  CheckRange("bits", bits, 2, 2 * kMaxClassicBits);
   CheckOpen("fpr", fpr, 0.0, 1.0);
   // f_a = 1 - sqrt(1 - f), computed as -expm1(log1p(-f) / 2) to keep small f exact.
   const double fa = -std::expm1(0.5 * std::log1p(-fpr));
@@ -97,8 +98,8 @@ A2Filter::Params A2Filter::ParamsFor(uint64_t bits, double fpr) {
 
 A2Filter::A2Filter(uint64_t bits, double fpr, HashKind hash, uint64_t seed)
     : params_(ParamsFor(bits, fpr)), hasher_{hash, seed},
-      vectors_{Filter(Layout::kClassic, bits / 2, params_.k, hash, seed),
-               Filter(Layout::kClassic, bits / 2, params_.k, hash, seed)} {}
+      vectors_{Filter::WithBlocks(Layout::kClassic, bits / 2, params_.k, hash, seed),
+               Filter::WithBlocks(Layout::kClassic, bits / 2, params_.k, hash, seed)} {}
 
 bool A2Filter::InsertHash(uint64_t hash) {
   if (vectors_[active_].MayContainHash(hash)) return false;

@@ -6,7 +6,7 @@
 
 #include "blockbloom/garden/common.h"
 #include "engine/src/garden_internal.h"
-#include "kernels/layout.h"
+#include "kernels/common.h"
 
 namespace blockbloom::garden {
 namespace internal {
@@ -42,7 +42,7 @@ uint64_t Mix13(uint64_t z) {
 }  // namespace
 
 Probes ProbeCells(uint64_t hash, uint32_t k, uint64_t cells) {
-  // Same scheme as the classic layout (kernels/layout.h): g_i = h1 + i h2 mod
+  // Same scheme as the classic layout (kernels/common.h): g_i = h1 + i h2 mod
   // 2^64 with h2 odd, so the g_i are distinct; cell = fastrange(g_i, cells).
   Probes p;
   const uint64_t step = kernels::ClassicStep(hash);

@@ -6,10 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "blockbloom/hash.h"
 #include "blockbloom/garden/multiset.h"
 #include "blockbloom/model.h"
 #include "engine/src/garden_internal.h"
-#include "kernels/layout.h"
+#include "kernels/common.h"
 
 namespace blockbloom::garden {
 

@@ -10,6 +10,7 @@
 
 #include "blockbloom/exact_set.h"
 #include "blockbloom/model.h"
+#include "engine/src/filter_access.h"
 
 namespace blockbloom {
 namespace {
@@ -185,7 +186,7 @@ Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec) {
     filter.Clear();
     ExactSet exact(static_cast<size_t>(rs.inserts));
     ForEachBatch(rs, rs.inserts, InsertIndex, [&](KeyBatch& b) { b.InsertInto(filter, exact); });
-    filter.set_inserted(rs.inserts);
+    detail::FilterAccess::SetInserted(filter, rs.inserts);
     // Duplicates depend on the operation index only: every replica has the same n.
     m.distinct_keys = exact.size();
     uint64_t false_negatives = 0;

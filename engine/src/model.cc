@@ -6,14 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "kernels/layout.h"
 
 namespace blockbloom {
 namespace {
 
 [[noreturn]] void Invalid(const std::string& msg) { throw std::invalid_argument("blockbloom: " + msg); }
 
-uint64_t MaxBlocks(Layout l) { return l == Layout::kClassic ? kernels::kMaxClassicBits : kernels::kMaxBlocks; }
+uint64_t MaxBlocks(Layout l) { return Traits(l).max_blocks; }
 
 void CheckShape(Layout layout, uint64_t num_blocks, uint32_t k) {
   if (!LayoutAcceptsK(layout, k))

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "blockbloom/format.h"
+#include "engine/src/filter_access.h"
 
 namespace blockbloom {
 namespace {
@@ -230,8 +231,8 @@ Filter ImportParquetBitset(std::span<const uint8_t> bitset, std::string_view nam
     throw FormatError(std::string(name), bitset.size() - bitset.size() % kParquetBlockBytes,
                       "bitset of " + std::to_string(bitset.size()) + " bytes: expected a positive multiple of " +
                           std::to_string(kParquetBlockBytes) + " (whole 32-byte blocks)");
-  Filter f(Layout::kSplit256, bitset.size() / kParquetBlockBytes, 8, HashKind::kXxh64, 0);
-  std::memcpy(f.mutable_data(), bitset.data(), bitset.size());
+  Filter f = Filter::WithBlocks(Layout::kSplit256, bitset.size() / kParquetBlockBytes, 8, HashKind::kXxh64, 0);
+  std::memcpy(detail::FilterAccess::MutableData(f), bitset.data(), bitset.size());
   return f;
 }
 

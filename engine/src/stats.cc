@@ -4,10 +4,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/src/errors.h"
+
 namespace blockbloom {
 namespace {
 
-[[noreturn]] void Invalid(const std::string& msg) { throw std::invalid_argument("blockbloom: " + msg); }
+using detail::Invalid;
 
 // Lentz's method guards: a value this small stands in for 0 in a denominator
 // (Numerical Recipes' FPMIN), and the fraction stops when a step changes it by

@@ -39,16 +39,19 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/fold.h"
 #include "blockbloom/format.h"
+#include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
+#include "blockbloom/targets.h"
+#include "blockbloom/view.h"
 
 namespace py = pybind11;
 
 namespace {
 
 using blockbloom::Filter;
-using blockbloom::FilterView;
+using blockbloom::MappedFilter;
 using blockbloom::HashKind;
 using blockbloom::Layout;
 
@@ -340,9 +343,10 @@ struct PyFilter {
   mutable std::shared_mutex mu;
 };
 
+// A mapped file (Python's blockbloom.FilterView).
 struct PyView {
-  explicit PyView(FilterView v) : view(std::move(v)) {}
-  FilterView view;
+  explicit PyView(MappedFilter v) : view(std::move(v)) {}
+  MappedFilter view;
 };
 
 // Queries: the scalar answer as a bool, a batch as a numpy bool array of the
@@ -703,7 +707,7 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
       }, py::arg("data"), py::arg("header") = true,
       "A Parquet split-block Bloom filter (Thrift header + bitset, or a bare bitset with header=False).")
       .def_buffer([](PyFilter& self) {
-        return py::buffer_info(self.filter.mutable_data(), 1, py::format_descriptor<uint8_t>::format(), 1,
+        return py::buffer_info(const_cast<uint8_t*>(self.filter.data()), 1, py::format_descriptor<uint8_t>::format(), 1,
                                {static_cast<py::ssize_t>(self.filter.byte_size())}, {py::ssize_t{1}},
                                /*readonly=*/true);
       })
@@ -734,7 +738,7 @@ process mapping the same file. The same queries and introspection as Filter; no 
         std::vector<uint8_t> bytes;
         {
           py::gil_scoped_release release;
-          bytes = blockbloom::SerializeFilter(self.view.ToFilter());
+          bytes = blockbloom::SerializeFilter(self.view);
         }
         return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       })
@@ -744,17 +748,17 @@ process mapping the same file. The same queries and introspection as Filter; no 
                                /*readonly=*/true);
       })
       .def("__repr__", [](const PyView& self) {
-        const FilterView& f = self.view;
+        const MappedFilter& f = self.view;
         return "<blockbloom.FilterView " + Describe(f.layout(), f.num_blocks(), f.k(), f.byte_size(), f.hash_kind(),
                                                     f.seed(), f.inserted()) + ">";
       });
   DefineInfo(
-      view, [](const PyView& s) -> const FilterView& { return s.view; },
+      view, [](const PyView& s) -> const MappedFilter& { return s.view; },
       [](const PyView&) { return std::shared_lock<std::shared_mutex>(); });
   filter.def_static("open", [](py::handle path_arg) {
     const std::string path = PathArg(path_arg);
     py::gil_scoped_release release;
-    return FileOp([&] { return std::make_unique<PyView>(FilterView::Open(path)); });
+    return FileOp([&] { return std::make_unique<PyView>(MappedFilter::Open(path)); });
   }, py::arg("path"), "Maps a filter file read-only and validates it (FilterView); FormatError / OSError as load().");
 
   m.def("params", [](uint64_t n, double fpr, const std::string& layout) {

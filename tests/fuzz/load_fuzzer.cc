@@ -12,7 +12,7 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/parquet.h"
-#include "engine/src/hash.h"
+#include "engine/src/hash_inline.h"
 
 namespace {
 

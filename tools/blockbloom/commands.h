@@ -19,6 +19,7 @@ int Fold(int argc, char** argv);           // file_cmds.cc
 int ImportParquet(int argc, char** argv);  // file_cmds.cc
 int ExportParquet(int argc, char** argv);  // file_cmds.cc
 int Bench(int argc, char** argv);          // bench_cmd.cc
+int Version(int argc, char** argv);        // version_cmd.cc
 
 }  // namespace blockbloom::cli
 

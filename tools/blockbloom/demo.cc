@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
 #include "blockbloom/model.h"
@@ -87,7 +88,7 @@ int Demo(int argc, char** argv) {
   }
   for (const std::string& name : targets) {
     PinTarget(name);
-    Filter f(*layout, params.num_blocks, params.k);
+    Filter f = Filter::WithBlocks(*layout, params.num_blocks, params.k);
     std::vector<double> ins, pres, abs;
     size_t present_hits = 0, absent_hits = 0;
     for (int r = 0; r < reps; ++r) {

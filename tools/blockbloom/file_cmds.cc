@@ -196,7 +196,7 @@ Filter SizedFilter(const Args& args, uint64_t key_count) {
     if (n == 0) throw UsageError("--n is required with --fpr when the input holds no keys");
     if (!k_arg) return Filter::ForKeys(layout, n, fpr, hash, seed);
     const auto k = static_cast<uint32_t>(*k_arg);
-    return Filter(layout, BlocksForFpr(layout, k, n, fpr), k, hash, seed);
+    return Filter::WithBlocks(layout, BlocksForFpr(layout, k, n, fpr), k, hash, seed);
   }
   uint64_t bits = 0;
   if (args.Has("bits-per-key")) {
@@ -278,7 +278,7 @@ int Query(int argc, char** argv) {
   const std::string mode = args.GetOr("output", "bits");
   if (mode != "bits" && mode != "hits" && mode != "count")
     throw UsageError("--output = '" + mode + "' is unknown: expected bits, hits or count");
-  const FilterView view = FilterView::Open(args.positionals()[0]);
+  const MappedFilter view = MappedFilter::Open(args.positionals()[0]);
   const Keys keys(args);
   std::vector<uint8_t> answers(kBatchKeys);
   uint64_t total = 0;
@@ -308,7 +308,7 @@ int Stats(int argc, char** argv) {
   const std::string format = args.GetOr("format", "text");
   if (format != "text" && format != "json") throw UsageError("--format = '" + format + "' is unknown: expected text or json");
   const std::string path = args.positionals()[0];
-  const FilterView v = FilterView::Open(path);
+  const MappedFilter v = MappedFilter::Open(path);
   const uint64_t set = v.PopCount();
   const double fill = static_cast<double>(set) / static_cast<double>(v.bit_count());
   // See fold.h: n ~ ln(1 - X/m) / ln(1 - q), q the chance one key sets a given bit

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/layout.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
@@ -31,6 +32,7 @@ constexpr Command kCommands[] = {
     {"export-parquet", blockbloom::cli::ExportParquet, "FILTER [--with-header] -o FILE"},
     {"targets", blockbloom::cli::Targets, "list the compiled SIMD targets and the one in use"},
     {"bench", blockbloom::cli::Bench, "[BENCHMARK_FLAGS]: run the Google Benchmark suites (tools/bench.sh adds the report)"},
+    {"version", blockbloom::cli::Version, "(or --version): library version, file format version, SIMD targets compiled in"},
 };
 
 void Usage(FILE* out) {
@@ -53,6 +55,8 @@ int main(int argc, char** argv) {
         blockbloom::PinTarget(argv[++i]);
       } else if (a.rfind("--target=", 0) == 0) {
         blockbloom::PinTarget(a.substr(9));
+      } else if (a == "--version") {
+        return blockbloom::cli::Version(0, nullptr);
       } else if (a == "--help" || a == "-h" || a == "help") {
         Usage(stdout);
         return 0;

@@ -16,7 +16,6 @@
 
 #include "blockbloom/layout.h"
 #include "blockbloom/model.h"
-#include "kernels/layout.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
 
@@ -42,7 +41,7 @@ Layout ParseLayoutOption(const std::string& name) {
 
 // Payload bytes as the filter allocates them (a 64-byte multiple).
 uint64_t BytesFor(Layout l, uint64_t num_blocks) {
-  return kernels::PayloadBytes(static_cast<kernels::LayoutId>(l), num_blocks);
+  return LayoutPayloadBytes(l, num_blocks);
 }
 
 struct ParamsRow {

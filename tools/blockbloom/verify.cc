@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "blockbloom/targets.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
 #include "blockbloom/measure.h"
@@ -142,7 +143,7 @@ int Verify(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < grid.size(); ++i) {
     const GridPoint& g = grid[i];
-    Filter filter(g.layout, BlocksFor(g.layout, g.n, g.bits_per_key), g.k);
+    Filter filter = Filter::WithBlocks(g.layout, BlocksFor(g.layout, g.n, g.bits_per_key), g.k);
     const double predicted = PredictFpr(g.layout, filter.num_blocks(), g.k, g.n);
     MeasureSpec spec;
     spec.stream = g.stream;

@@ -12,7 +12,7 @@ build=build/python
 
 tools/install-deps.sh python
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DBLOCKBLOOM_WERROR=ON \
-  -DBLOCKBLOOM_PYTHON=ON -DBLOCKBLOOM_BUILD_TESTS=OFF -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_TOOLS=ON \
+  -DBLOCKBLOOM_PYTHON=ON -DBLOCKBLOOM_BUILD_TESTS=OFF -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_TOOLS=ON -DBLOCKBLOOM_INSTALL=OFF \
   -DPython_EXECUTABLE="$python" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target blockbloom_python_package blockbloom_cli
 

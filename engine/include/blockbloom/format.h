@@ -2,7 +2,7 @@
 //
 //   blockbloom::SaveFilter(filter, "urls.bbf");          // atomic: temp file, fsync, rename
 //   blockbloom::Filter f = blockbloom::LoadFilter("urls.bbf");  // validates everything
-//   blockbloom::FilterView v = blockbloom::FilterView::Open("urls.bbf");  // mmap, no copy
+//   auto m = blockbloom::MappedFilter::Open("urls.bbf");  // mmap, no copy; a FilterView
 //   bool maybe = v.MayContain("https://example.com/");
 //
 // Layout of a file, version 1 (all integers little-endian):
@@ -24,12 +24,12 @@
 //
 // The 64-byte header puts the payload on a 64-byte (cache-line) boundary of the
 // file, so a page-aligned mapping of the file serves the kernels directly
-// (FilterView). The payload holds the filter's words in little-endian order,
+// (MappedFilter). The payload holds the filter's words in little-endian order,
 // which is the in-memory order on every target blockbloom supports (x86-64,
 // AArch64): a file saved on one target answers identically on any other.
 //
 // Any change to the layout above, or to the bit layout of any filter
-// (kernels/layout.h), needs a new kFormatVersion and regenerated golden files
+// (kernels/<layout>-inl.h, kernels/common.h), needs a new kFormatVersion and regenerated golden files
 // (tests/golden/, see tests/format_test.cc).
 #ifndef BLOCKBLOOM_FORMAT_H_
 #define BLOCKBLOOM_FORMAT_H_
@@ -43,7 +43,9 @@
 #include <vector>
 
 #include "blockbloom/filter.h"
+#include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
+#include "blockbloom/view.h"
 
 namespace blockbloom {
 
@@ -80,10 +82,10 @@ struct FilterHeader {
 // Writes `filter` to `path` atomically: the bytes go to a temporary file in the
 // same directory, which is fsynced and renamed over `path` (then the directory
 // is fsynced). A crash or error never leaves a partial file under `path`, and a
-// FilterView open on the old file keeps answering from it (rename replaces
+// MappedFilter open on the old file keeps answering from it (rename replaces
 // the name, not the mapped inode).
 // Throws std::runtime_error naming the path and the failing step.
-void SaveFilter(const Filter& filter, const std::string& path);
+void SaveFilter(const FilterView& filter, const std::string& path);
 
 // Reads and validates the whole file (size, magic, version, layout, hash, k,
 // blocks, payload size, checksum, zero padding) before building the filter.
@@ -94,7 +96,7 @@ Filter LoadFilter(const std::string& path);
 void LoadFilter(const std::string& path, Filter* into);
 
 // ---- Buffers (the same format in memory) ---------------------------------------
-std::vector<uint8_t> SerializeFilter(const Filter& filter);
+std::vector<uint8_t> SerializeFilter(const FilterView& filter);
 // `name` only labels error messages.
 Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
 // Validates `bytes` as a whole file (everything DeserializeFilter checks) and
@@ -105,54 +107,42 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
 // SaveFilter (temporary file, fsync, rename). For other outputs of the CLI.
 void WriteFileAtomic(const std::string& path, std::span<const std::span<const uint8_t>> parts);
 
-// ---- Read-only view ------------------------------------------------------------
+// ---- A mapped file ---------------------------------------------------------------
 // A filter file mapped read-only and queried in place (no copy, no heap
-// payload): open cost is one validation pass over the file (the checksum), and
-// pages are shared with every other process mapping the same file. Answers are
-// those of the Filter the file was saved from, through the same kernels.
-// Move-only; const members are safe from any number of threads.
-class FilterView {
+// payload): a FilterView (view.h) that owns its mapping. Opening costs one
+// validation pass over the file (the checksum); pages are shared with every
+// other process mapping the same file. Answers are those of the Filter the
+// file was saved from, through the same kernels.
+//
+// The mapping is of the file as it was opened: a file atomically replaced
+// (SaveFilter renames) keeps answering from the old inode. A file truncated
+// in place under a mapping makes later reads of the lost pages raise SIGBUS,
+// as with any mmap; write filter files only through SaveFilter, or read them
+// with LoadFilter (a validated heap copy) when other writers may truncate.
+//
+// Move-only; a moved-from MappedFilter is the empty filter (answers false).
+class MappedFilter : public FilterView {
  public:
   // Maps and validates `path` (as LoadFilter). Throws FormatError / std::runtime_error.
-  static FilterView Open(const std::string& path);
+  static MappedFilter Open(const std::string& path);
 
-  FilterView(FilterView&& other) noexcept;
-  FilterView& operator=(FilterView&& other) noexcept;
-  FilterView(const FilterView&) = delete;
-  FilterView& operator=(const FilterView&) = delete;
-  ~FilterView();
+  MappedFilter() noexcept = default;
+  MappedFilter(MappedFilter&& other) noexcept;
+  MappedFilter& operator=(MappedFilter&& other) noexcept;
+  MappedFilter(const MappedFilter&) = delete;
+  MappedFilter& operator=(const MappedFilter&) = delete;
+  ~MappedFilter();
 
-  bool MayContain(uint64_t key) const;
-  bool MayContain(std::string_view key) const;
-  bool MayContainHash(uint64_t hash) const;
-  // out[i] = 1 if keys[i] may be present, else 0; returns the count of 1s.
-  // Throws std::invalid_argument if out.size() < keys.size().
-  size_t MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const;
-  size_t MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const;
-  size_t MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const;
-
+  // Everything the file's header says.
   const FilterHeader& header() const { return header_; }
-  Layout layout() const { return header_.layout; }
-  uint32_t k() const { return header_.k; }
-  uint64_t num_blocks() const { return header_.num_blocks; }
-  HashKind hash_kind() const { return header_.hash; }
-  uint64_t seed() const { return header_.seed; }
-  uint64_t inserted() const { return header_.inserted; }
-  uint64_t byte_size() const { return header_.payload_bytes; }
-  uint64_t bit_count() const;
-  uint64_t PopCount() const;
-  // The mapped payload: byte_size() bytes, 64-byte aligned, read-only.
-  const uint8_t* data() const { return payload_; }
   // A heap copy as an ordinary, mutable Filter.
-  Filter ToFilter() const;
+  Filter ToFilter() const { return Filter::CopyOf(*this); }
 
  private:
-  FilterView() = default;
-  void Unmap();
+  void Unmap() noexcept;
 
   void* map_ = nullptr;
   size_t map_len_ = 0;
-  const uint8_t* payload_ = nullptr;
   FilterHeader header_{};
 };
 

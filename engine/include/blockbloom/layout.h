@@ -1,77 +1,142 @@
-// Filter layouts and hash functions: the names users see in the API, the CLI,
-// the file format and the reports.
+// Filter layouts: the names users see in the API, the CLI, the file format and
+// the reports, and one table of facts per layout (LayoutTraits).
+//
+// Each layout lives in three places, and a test fails if one is forgotten
+// (tests/layout_test.cc, "Adding a layout" in CONTRIBUTING.md):
+//   1. its row in kLayoutTraits below (the facts),
+//   2. its mechanism: kernels/<name>-inl.h holds its scalar reference probe
+//      (the definition of its bits) beside its per-target SIMD probe, listed
+//      once in kernels/layouts.h,
+//   3. its false-positive formula in engine/src/model.cc (BlockModel),
+// plus one golden entry in tests/filter_test.cc pinning its bytes.
 #ifndef BLOCKBLOOM_LAYOUT_H_
 #define BLOCKBLOOM_LAYOUT_H_
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
+#include <string>
 #include <string_view>
 
 namespace blockbloom {
 
-// Why sectorized512 is built the way it is: Lang, Neumann, Kemper & Boncz
-// ("Performance-Optimal Filtering", VLDB 2019) recommend cache-sectorized
-// blocking: a cache-line block cut into word-sized sectors grouped in z zones,
-// one sector chosen per zone. Its rate stays close to k-bits-anywhere blocking
-// while each probe is one SIMD sequence over one line, with no gather. We take
-// 32-bit words (every target multiplies 32-bit lanes natively) and z = k zones
-// with one bit per zone, so each zone is a 512/k-bit sector taking one bit per
-// key and the per-block rate is exactly (1 - (1 - k/512)^i)^k at load i. At 10
-// bits/key, k = 8 gives 1.05% (Boost.Bloom's fast_multiblock64<8> figure),
-// against 0.97% for blocked512 (k = 6) and 1.26% for split256.
-//
 // Values are stored in filter files: never renumber.
 enum class Layout : uint8_t {
-  kBlocked512 = 0,     // "blocked512": 512-bit (cache-line) blocks, k = 1..16 bits anywhere in the block
-  kSplit256 = 1,       // "split256": 8 x u32 words, one bit per word (k = 8), Apache Parquet's SBBF
-  kSectorized512 = 2,  // "sectorized512": 16 x u32 words in k zones (k = 1, 2, 4, 8, 16), one bit per zone
-  kRegister64 = 3,     // "register64": 64-bit blocks, k = 1..8 bits in one word
-  kClassic = 4,        // "classic": unblocked, k = 1..32 probes by double hashing
+  kBlocked512 = 0,     // 512-bit (cache-line) blocks, k = 1..16 bits anywhere in the block
+  kSplit256 = 1,       // 8 x u32 words, one bit per word (k = 8): Apache Parquet's SBBF
+  kSectorized512 = 2,  // 16 x u32 words in k zones (k = 1, 2, 4, 8, 16), one bit per zone
+  kRegister64 = 3,     // 64-bit blocks, k = 1..8 bits in one word
+  kClassic = 4,        // unblocked, k = 1..32 probes by double hashing
 };
 
-inline constexpr Layout kAllLayouts[] = {Layout::kBlocked512, Layout::kSplit256,
-                                         Layout::kSectorized512, Layout::kRegister64,
-                                         Layout::kClassic};
+// What Filter::num_blocks() (and the file header's block count) counts.
+enum class SizeUnit : uint8_t {
+  kBlocks,  // whole blocks of block_bits bits
+  kBits,    // single bits (classic: every bit is its own block)
+};
 
-// "blocked512", "split256", ...
-std::string_view LayoutName(Layout layout);
+// The facts of one layout. Everything that asks "which layout is it?" to learn
+// a size, a range or a name reads it from here.
+struct LayoutTraits {
+  Layout layout;
+  std::string_view name;   // as in the CLI, files' reports and benchmarks
+  uint32_t block_bits;     // bits per block (classic: 1)
+  uint32_t min_k, max_k;   // bits (probes) per key
+  bool k_power_of_two;     // k must split the block's 16 words into equal zones
+  std::string_view k_text; // the allowed k in words, for error messages
+  uint64_t max_blocks;     // largest block count (classic: bits) the index can address
+  SizeUnit unit;
+};
+
+// Largest block count of the blocked layouts: the block index is
+// ((hash >> 32) * blocks) >> 32 (kernels/common.h), so blocks <= 2^32:
+// 256 GiB of 512-bit blocks, 128 GiB split256, 32 GiB register64.
+inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
+// Classic: the probe index is (g * m) >> 64 on a 64-bit g, exact for any m; 2^40
+// bits (128 GiB) bounds it to what a 64-bit machine can allocate with room to spare.
+inline constexpr uint64_t kMaxClassicBits = uint64_t{1} << 40;
+
+// Indexed by the Layout value.
+inline constexpr LayoutTraits kLayoutTraits[] = {
+    // Why sectorized512 is built the way it is: Lang, Neumann, Kemper & Boncz
+    // ("Performance-Optimal Filtering", VLDB 2019) recommend cache-sectorized
+    // blocking: a cache-line block cut into word-sized sectors grouped in z
+    // zones, one sector chosen per zone. Its rate stays close to
+    // k-bits-anywhere blocking while each probe is one SIMD sequence over one
+    // line, with no gather. We take 32-bit words (every target multiplies
+    // 32-bit lanes natively) and z = k zones with one bit per zone, so the
+    // per-block rate is exactly (1 - (1 - k/512)^i)^k at load i. At 10
+    // bits/key, k = 8 gives 1.05% (Boost.Bloom's fast_multiblock64<8> figure),
+    // against 0.97% for blocked512 (k = 6) and 1.26% for split256.
+    {Layout::kBlocked512, "blocked512", 512, 1, 16, false, "1..16", kMaxBlocks, SizeUnit::kBlocks},
+    {Layout::kSplit256, "split256", 256, 8, 8, false, "8", kMaxBlocks, SizeUnit::kBlocks},
+    {Layout::kSectorized512, "sectorized512", 512, 1, 16, true, "1, 2, 4, 8 or 16", kMaxBlocks,
+     SizeUnit::kBlocks},
+    {Layout::kRegister64, "register64", 64, 1, 8, false, "1..8", kMaxBlocks, SizeUnit::kBlocks},
+    {Layout::kClassic, "classic", 1, 1, 32, false, "1..32", kMaxClassicBits, SizeUnit::kBits},
+};
+inline constexpr size_t kNumLayouts = std::size(kLayoutTraits);
+
+// Every layout, in Layout value order.
+inline constexpr std::array<Layout, kNumLayouts> kAllLayouts = [] {
+  std::array<Layout, kNumLayouts> all{};
+  for (size_t i = 0; i < kNumLayouts; ++i) all[i] = kLayoutTraits[i].layout;
+  return all;
+}();
+
+constexpr bool IsKnownLayout(Layout layout) { return static_cast<size_t>(layout) < kNumLayouts; }
+// The facts of a known layout (IsKnownLayout(layout) must hold).
+constexpr const LayoutTraits& Traits(Layout layout) { return kLayoutTraits[static_cast<size_t>(layout)]; }
+
+static_assert([] {
+  for (size_t i = 0; i < kNumLayouts; ++i) {
+    if (static_cast<size_t>(kLayoutTraits[i].layout) != i) return false;
+  }
+  return true;
+}(), "kLayoutTraits must be indexed by the Layout value");
+
+// "blocked512", "split256", ... ("unknown" for a value outside the enum).
+constexpr std::string_view LayoutName(Layout layout) {
+  return IsKnownLayout(layout) ? Traits(layout).name : std::string_view("unknown");
+}
 // Inverse of LayoutName; nullopt for an unknown name.
-std::optional<Layout> ParseLayout(std::string_view name);
+constexpr std::optional<Layout> ParseLayout(std::string_view name) {
+  for (const LayoutTraits& t : kLayoutTraits) {
+    if (t.name == name) return t.layout;
+  }
+  return std::nullopt;
+}
+// As ParseLayout, but throws std::invalid_argument naming `param` (e.g.
+// "--layout" or "layout"), the value and every layout name.
+Layout LayoutFromName(std::string_view name, std::string_view param = "layout");
+// "blocked512, split256, sectorized512, register64, classic".
+std::string LayoutNames();
 
-// Bits per block (classic: 1, every bit is its own block).
-uint32_t LayoutBlockBits(Layout layout);
-// Smallest and largest k the layout accepts (sectorized512 also needs a power of two).
-uint32_t LayoutMinK(Layout layout);
-uint32_t LayoutMaxK(Layout layout);
-bool LayoutAcceptsK(Layout layout, uint32_t k);
+constexpr uint32_t LayoutBlockBits(Layout layout) { return Traits(layout).block_bits; }
+constexpr uint32_t LayoutMinK(Layout layout) { return Traits(layout).min_k; }
+constexpr uint32_t LayoutMaxK(Layout layout) { return Traits(layout).max_k; }
+constexpr bool LayoutAcceptsK(Layout layout, uint32_t k) {
+  const LayoutTraits& t = Traits(layout);
+  return k >= t.min_k && k <= t.max_k && (!t.k_power_of_two || (k & (k - 1)) == 0);
+}
+// Bits of a filter of `blocks` blocks (classic: bits), blocks <= max_blocks.
+constexpr uint64_t LayoutBits(Layout layout, uint64_t blocks) { return blocks * Traits(layout).block_bits; }
+// Payload bytes of such a filter: its bits rounded up to whole 64-byte lines,
+// so that vector loads past the last block stay inside (zero-padded).
+constexpr uint64_t LayoutPayloadBytes(Layout layout, uint64_t blocks) {
+  return (LayoutBits(layout, blocks) + 511) / 512 * 64;
+}
 
-// Values are stored in filter files: never renumber.
-enum class HashKind : uint8_t {
-  kXxh3 = 0,   // "xxh3": XXH3_64bits_withSeed (the default; vectorized for u64 keys)
-  kXxh64 = 1,  // "xxh64": XXH64 (what Apache Parquet uses, with seed 0)
-};
-std::string_view HashName(HashKind kind);
-std::optional<HashKind> ParseHash(std::string_view name);
-
-// Stage 1, the key hash. A uint64 key is hashed as its 8 little-endian bytes,
-// so HashU64(x) == HashBytes(string_view of x's 8 LE bytes).
-uint64_t HashBytes(std::string_view key, HashKind kind, uint64_t seed);
-uint64_t HashU64(uint64_t key, HashKind kind, uint64_t seed);
-
-// ---- SIMD targets -----------------------------------------------------------
-struct TargetInfo {
-  std::string_view name;  // "avx3", "avx2", "sse4", "ssse3", "emu128", "scalar", "neon", "sve", ...
-  bool supported;         // whether this CPU can run it
-};
-// Every target compiled into this binary, best first.
-std::span<const TargetInfo> CompiledTargets();
-// The target the kernels use now.
-std::string_view ActiveTarget();
-// Pins a target by name ("auto" unpins). Throws std::invalid_argument naming the
-// compiled and supported targets if `name` is not one of them. The environment
-// variable BLOCKBLOOM_TARGET does the same at start-up.
-void PinTarget(std::string_view name);
+// Throw std::invalid_argument ("blockbloom: k = 3 is out of range for layout
+// sectorized512: expected 1, 2, 4, 8 or 16") unless the layout accepts k /
+// the block count (1..max_blocks; the message says "bits" for classic).
+void CheckLayoutK(Layout layout, uint32_t k);
+void CheckLayoutBlocks(Layout layout, uint64_t blocks);
+// "blocks" or "bits": what num_blocks counts for this layout.
+constexpr std::string_view LayoutUnitName(Layout layout) {
+  return Traits(layout).unit == SizeUnit::kBits ? "bits" : "blocks";
+}
 
 }  // namespace blockbloom
 

@@ -4,7 +4,7 @@
 // Every garden variant is plain C++ (no SIMD): it hashes a key once with
 // blockbloom::HashU64 / HashBytes (XXH3 or XXH64 with the variant's seed), and
 // turns that 64-bit hash into k cells by the classic layout's scheme
-// (kernels/layout.h): Kirsch-Mitzenmacher double hashing g_i = h1 + i h2
+// (kernels/common.h): Kirsch-Mitzenmacher double hashing g_i = h1 + i h2
 // (mod 2^64) with h1 = the hash, h2 = ClassicStep(hash) (odd), and the cell
 // index fastrange(g_i, cells) = (g_i * cells) >> 64. "Less hashing, same
 // performance" (Kirsch & Mitzenmacher 2006): the asymptotic false-positive rate
@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
 
 namespace blockbloom::garden {

@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "blockbloom/hash.h"
 #include "blockbloom/garden/common.h"
 
 namespace blockbloom::garden {

@@ -11,7 +11,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "blockbloom/layout.h"
+#include "blockbloom/hash.h"
 
 namespace blockbloom::detail {
 

@@ -1,12 +1,19 @@
-// The bit layouts, in plain C++: constants, ranges and the per-key arithmetic
-// that the scalar reference and every SIMD target share. Changing anything
-// here changes the filter format (bump kFormatVersion in engine/include/blockbloom/format.h and
+// What the layouts' mechanisms share, in plain C++: the block index, the probe
+// constants, the classic layout's double hashing, XXH3's 8-byte constants and
+// how a reference probe touches a word. The facts of each layout (block size,
+// k range, limits) are its row in blockbloom::kLayoutTraits (layout.h); its
+// mechanism is kernels/<layout>-inl.h. Changing anything here changes the
+// filter format (bump kFormatVersion in engine/include/blockbloom/format.h and
 // regenerate the golden schema test).
-#ifndef BLOCKBLOOM_KERNELS_LAYOUT_H_
-#define BLOCKBLOOM_KERNELS_LAYOUT_H_
+#ifndef BLOCKBLOOM_KERNELS_COMMON_H_
+#define BLOCKBLOOM_KERNELS_COMMON_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+
+#include "blockbloom/layout.h"
 
 #include "kernels/kernels.h"
 
@@ -15,57 +22,45 @@ namespace blockbloom::kernels {
 // Blocks are cache-line aligned; every layout's block divides 64 bytes.
 inline constexpr size_t kAlign = 64;
 
-// Largest block count: the block index is (hi32 * nblocks) >> 32, so
-// nblocks <= 2^32 (256 GiB of 512-bit blocks, 128 GiB split256, 32 GiB register64).
-inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
-// Classic: the probe index is (x * m) >> 64; 2^40 bits (128 GiB) keeps the
-// bit index within what a 64-bit filter can allocate with room to spare.
-inline constexpr uint64_t kMaxClassicBits = uint64_t{1} << 40;
-
-struct KRange {
-  uint32_t lo, hi;
-};
-
-constexpr uint32_t BlockBits(LayoutId l) {
-  switch (l) {
-    case LayoutId::kBlocked512: return 512;
-    case LayoutId::kSplit256: return 256;
-    case LayoutId::kSectorized512: return 512;
-    case LayoutId::kRegister64: return 64;
-    case LayoutId::kClassic: return 1;
-  }
-  return 0;
-}
-
-constexpr KRange KRangeOf(LayoutId l) {
-  switch (l) {
-    case LayoutId::kBlocked512: return {1, 16};
-    case LayoutId::kSplit256: return {8, 8};
-    case LayoutId::kSectorized512: return {1, 16};  // and a power of two: see KValid
-    case LayoutId::kRegister64: return {1, 8};
-    case LayoutId::kClassic: return {1, 32};
-  }
-  return {0, 0};
-}
-
-constexpr bool KValid(LayoutId l, uint32_t k) {
-  const KRange r = KRangeOf(l);
-  if (k < r.lo || k > r.hi) return false;
-  if (l == LayoutId::kSectorized512) return (k & (k - 1)) == 0;
-  return true;
-}
-
 // Bytes of the bit array of a filter with `nblocks` blocks (classic: m bits),
 // rounded up to kAlign so that vector loads past the last block stay inside.
-constexpr uint64_t PayloadBytes(LayoutId l, uint64_t nblocks) {
-  const uint64_t bits = l == LayoutId::kClassic ? nblocks : nblocks * BlockBits(l);
-  const uint64_t bytes = (bits + 7) / 8;
-  return (bytes + kAlign - 1) / kAlign * kAlign;
+constexpr uint64_t PayloadBytes(Layout l, uint64_t nblocks) { return LayoutPayloadBytes(l, nblocks); }
+
+// ---- How a reference probe touches a word ------------------------------------
+// Plain loads and stores, or (for filters written by concurrent threads)
+// relaxed atomic loads and fetch_or: queries beside InsertAtomic writers must
+// load atomically too, or they race under the C++ memory model.
+enum class Access { kQuery, kQueryAtomic, kInsert, kInsertAtomic };
+constexpr bool IsAtomic(Access a) { return a == Access::kQueryAtomic || a == Access::kInsertAtomic; }
+constexpr bool Writes(Access a) { return a == Access::kInsert || a == Access::kInsertAtomic; }
+
+// The word of type T at p (p aligned to sizeof(T): blocks are 64-byte aligned).
+template <Access kA, typename T>
+inline T LoadWord(const uint8_t* p) {
+  if constexpr (IsAtomic(kA)) {
+    return std::atomic_ref<T>(*reinterpret_cast<T*>(const_cast<uint8_t*>(p))).load(std::memory_order_relaxed);
+  } else {
+    T w;
+    std::memcpy(&w, p, sizeof(T));
+    return w;  // little-endian host assumed (x86-64, AArch64)
+  }
+}
+// Sets `mask` in the word at p whose value was `w` (insert only).
+template <Access kA, typename T>
+inline void OrWord(uint8_t* p, T w, T mask) {
+  if constexpr (kA == Access::kInsert) {
+    w |= mask;
+    std::memcpy(p, &w, sizeof(T));
+  } else if constexpr (kA == Access::kInsertAtomic) {
+    std::atomic_ref<T>(*reinterpret_cast<T*>(p)).fetch_or(mask, std::memory_order_relaxed);
+  }
 }
 
 // ---- Stage 2: pick the block ------------------------------------------------
-// Lemire's multiply-shift "fastrange": uniform over [0, nblocks) when the high
-// 32 bits of the hash are uniform, no division; needs nblocks <= 2^32.
+// Lemire's multiply-shift "fastrange" on the high 32 bits: no division; needs
+// nblocks <= 2^32 (kMaxBlocks). Block j receives floor(2^32 / nblocks) or one
+// more of the 2^32 values, so blocks are equally likely only up to that
+// rounding: the model (engine/src/model.cc) weights the two classes.
 inline uint64_t BlockIndex(uint64_t hash, uint64_t nblocks) {
   return ((hash >> 32) * nblocks) >> 32;
 }
@@ -121,4 +116,4 @@ inline uint64_t Xxh3SeedConstant(uint64_t seed) {
 
 }  // namespace blockbloom::kernels
 
-#endif  // BLOCKBLOOM_KERNELS_LAYOUT_H_
+#endif  // BLOCKBLOOM_KERNELS_COMMON_H_

@@ -1,0 +1,31 @@
+// Stage 1, the key hash: which functions a filter can use and how a key is fed
+// to them. The kernels take these 64-bit hashes, never keys.
+#ifndef BLOCKBLOOM_HASH_H_
+#define BLOCKBLOOM_HASH_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace blockbloom {
+
+// Values are stored in filter files: never renumber.
+enum class HashKind : uint8_t {
+  kXxh3 = 0,   // "xxh3": XXH3_64bits_withSeed (the default; vectorized for u64 keys)
+  kXxh64 = 1,  // "xxh64": XXH64 (what Apache Parquet uses, with seed 0)
+};
+std::string_view HashName(HashKind kind);
+// Inverse of HashName; nullopt for an unknown name.
+std::optional<HashKind> ParseHash(std::string_view name);
+// As ParseHash, but throws std::invalid_argument naming `param`, the value and
+// the known names.
+HashKind HashFromName(std::string_view name, std::string_view param = "hash");
+
+// A uint64 key is hashed as its 8 little-endian bytes, so
+// HashU64(x) == HashBytes(string_view of x's 8 LE bytes).
+uint64_t HashBytes(std::string_view key, HashKind kind, uint64_t seed);
+uint64_t HashU64(uint64_t key, HashKind kind, uint64_t seed);
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_HASH_H_

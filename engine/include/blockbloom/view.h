@@ -1,0 +1,119 @@
+// blockbloom::FilterView: the one read-only query surface of every filter.
+//
+// A view owns nothing: the filter's parameters and a pointer to its payload. A
+// Filter is a FilterView that owns its payload, and so is a MappedFilter (a
+// filter file mapped read-only, format.h), so one function serves both:
+//
+//   size_t CountHits(const blockbloom::FilterView& f, std::span<const uint64_t> keys);
+//   CountHits(filter, keys);                                  // a Filter
+//   CountHits(blockbloom::MappedFilter::Open("urls.bbf"), keys);  // a mapped file
+//
+// A FilterView copied from a Filter or a MappedFilter (or returned by their
+// view()) is valid while that object lives and is not moved from or assigned
+// to, like a std::string_view. Building one from a temporary does not compile.
+//
+// Stages: hash the key (XXH3 or XXH64 with the filter's seed), pick the block
+// (fastrange on the high 32 bits), build the probe mask from the low 32 bits,
+// test it. The bits of every layout are defined by its scalar reference
+// (kernels/<layout>-inl.h) and every SIMD target reproduces them byte for byte.
+//
+// Thread safety: every member is const and safe from any number of threads,
+// provided no thread writes the filter meanwhile. Beside concurrent
+// InsertAtomic* writers (filter.h) use the *Atomic query forms: they load with
+// relaxed atomics, so a key whose InsertAtomic call has returned is found and
+// the program has no data race. The plain forms load with SIMD instructions,
+// which the C++ memory model cannot make atomic.
+//
+// A default-constructed view (and a moved-from Filter or MappedFilter) is the
+// empty filter: no blocks, no bits, and every query answers false.
+#ifndef BLOCKBLOOM_VIEW_H_
+#define BLOCKBLOOM_VIEW_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "blockbloom/hash.h"
+#include "blockbloom/layout.h"
+
+namespace blockbloom {
+
+class Filter;
+class MappedFilter;
+namespace detail {
+struct FilterAccess;
+}
+
+class FilterView {
+ public:
+  // The empty filter (see above).
+  FilterView() noexcept;
+  FilterView(const FilterView&) = default;
+  FilterView& operator=(const FilterView&) = default;
+  // A view of a temporary would dangle at once.
+  FilterView(Filter&&) = delete;
+  FilterView(MappedFilter&&) = delete;
+
+  // ---- One key --------------------------------------------------------------
+  bool MayContain(uint64_t key) const;
+  bool MayContain(std::string_view key) const;
+  bool MayContainHash(uint64_t hash) const;
+
+  // ---- Batches (the fast path: SIMD hashing, prefetching pipeline) ------------
+  // out[i] = 1 if keys[i] may be present, else 0; returns the count of 1s.
+  // Throws std::invalid_argument, writing nothing, if out.size() < keys.size().
+  size_t MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const;
+  size_t MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const;
+  size_t MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const;
+
+  // ---- Beside concurrent InsertAtomic* writers ---------------------------------
+  bool MayContainAtomic(uint64_t key) const;
+  bool MayContainHashAtomic(uint64_t hash) const;
+  size_t MayContainBatchAtomic(std::span<const uint64_t> keys, std::span<uint8_t> out) const;
+
+  // ---- Introspection -----------------------------------------------------------
+  Layout layout() const { return layout_; }
+  uint32_t k() const { return k_; }
+  // Blocks, or bits for classic (LayoutUnitName); 0 for the empty filter.
+  uint64_t num_blocks() const { return num_blocks_; }
+  uint64_t bit_count() const { return LayoutBits(layout_, num_blocks_); }  // m
+  uint64_t byte_size() const { return bytes_; }  // payload bytes (a multiple of 64)
+  HashKind hash_kind() const { return hash_; }
+  uint64_t seed() const { return seed_; }
+  // Keys inserted (duplicates counted each time), as of the view's creation
+  // for a copied view; kept current by a Filter.
+  uint64_t inserted() const;
+  bool empty() const { return num_blocks_ == 0; }
+  uint64_t PopCount() const;  // bits set
+  double FillRatio() const;   // PopCount() / bit_count(); 0 for the empty filter
+  // The payload, byte_size() bytes, 64-byte aligned; bits past bit_count() are 0.
+  const uint8_t* data() const { return bits_; }
+  FilterView view() const { return *this; }
+
+  // Same layout, blocks, k, hash and seed (what a union needs). If not and
+  // `why` is given, it names the first difference ("k differs: 6 vs 7").
+  bool CompatibleWith(const FilterView& other, std::string* why = nullptr) const;
+  // Compatible and the same bits.
+  bool operator==(const FilterView& other) const;
+
+ protected:
+  FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind hash, uint64_t seed, uint64_t inserted,
+             const uint8_t* bits) noexcept;
+
+  Layout layout_;
+  uint32_t k_;
+  uint64_t num_blocks_;
+  HashKind hash_;
+  uint64_t seed_;
+  uint64_t inserted_;  // read and written through std::atomic_ref by Filter
+  uint64_t bytes_;
+  uint8_t* bits_;      // writable only through Filter
+
+  friend struct detail::FilterAccess;
+};
+
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_VIEW_H_

@@ -1,0 +1,28 @@
+#include "blockbloom/hash.h"
+
+#include <string>
+
+#include "engine/src/errors.h"
+#include "engine/src/hash_inline.h"
+
+namespace blockbloom {
+
+std::string_view HashName(HashKind kind) { return kind == HashKind::kXxh64 ? "xxh64" : "xxh3"; }
+
+std::optional<HashKind> ParseHash(std::string_view name) {
+  if (name == "xxh3") return HashKind::kXxh3;
+  if (name == "xxh64") return HashKind::kXxh64;
+  return std::nullopt;
+}
+
+HashKind HashFromName(std::string_view name, std::string_view param) {
+  if (const std::optional<HashKind> h = ParseHash(name)) return *h;
+  detail::Invalid(std::string(param) + " = '" + std::string(name) + "' is unknown: expected xxh3 or xxh64");
+}
+
+uint64_t HashBytes(std::string_view key, HashKind kind, uint64_t seed) {
+  return detail::HashBytesInline(key.data(), key.size(), kind, seed);
+}
+uint64_t HashU64(uint64_t key, HashKind kind, uint64_t seed) { return detail::HashU64Inline(key, kind, seed); }
+
+}  // namespace blockbloom

@@ -1,0 +1,7 @@
+#include "blockbloom/version.h"
+
+namespace blockbloom {
+
+std::string_view Version() { return BLOCKBLOOM_VERSION_STRING; }
+
+}  // namespace blockbloom

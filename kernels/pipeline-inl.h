@@ -1,0 +1,177 @@
+// The batch pipeline (per target): hash ahead, prefetch a fixed distance
+// ahead, then probe, for any layout's probe (kernels/<layout>-inl.h, listed in
+// kernels/layouts-inl.h). Dispatch picks the probe type once per batch.
+#if defined(BLOCKBLOOM_KERNELS_PIPELINE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef BLOCKBLOOM_KERNELS_PIPELINE_INL_H_
+#undef BLOCKBLOOM_KERNELS_PIPELINE_INL_H_
+#else
+#define BLOCKBLOOM_KERNELS_PIPELINE_INL_H_
+#endif
+
+#include <type_traits>
+
+#include "hwy/highway.h"
+#include "kernels/layouts-inl.h"
+#include "kernels/probe-inl.h"
+#include "kernels/reference.h"
+#include "kernels/xxh3-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace blockbloom::kernels {
+namespace HWY_NAMESPACE {
+
+// ---- Look-ahead -------------------------------------------------------------
+// Little's law: to hide a DRAM miss of ~100 ns while the core retires one key
+// every ~0.8-1 ns, about 100-125 keys must be in flight between the prefetch
+// and the probe; one Zen 3 core tracks 24 L1 misses plus L2 prefetch buffers,
+// so the look-ahead is rounded up to 128 keys (8 KiB of lines, well within L1/L2).
+inline constexpr size_t kPrefetchDistance = 128;
+// Keys are hashed in chunks of kHashChunk (kernels.h).
+inline constexpr size_t kChunk = kHashChunk;
+static_assert(kPrefetchDistance <= kChunk, "look-ahead must fit in one chunk");
+// Below this size the filter stays in L2 (Zen 3: 512 KiB L2 per core) and
+// software prefetch only adds instructions.
+inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
+
+// ---- Concurrent inserts: any layout's probe, with the reference's atomic OR --------
+// The lock-prefixed ORs cost far less than the miss they follow, so what
+// matters is that the pipeline prefetches ahead as for plain inserts.
+template <class P>
+class AtomicInsertProbe {
+ public:
+  explicit AtomicInsertProbe(const FilterRef& f) : p_(f), f_(f) {}
+  template <bool kWrite>
+  HWY_INLINE void Prefetch(uint64_t h) const {
+    p_.template Prefetch<kWrite>(h);
+  }
+  HWY_INLINE void Insert(uint64_t h) const { reference::InsertHashAtomic(f_, h); }
+
+ private:
+  P p_;
+  FilterRef f_;
+};
+
+template <bool kWrite, class P>
+HWY_INLINE void PrefetchKey(const P& p, uint64_t h) {
+  p.template Prefetch<kWrite>(h);
+}
+
+// ---- The pipeline -------------------------------------------------------------
+// `out` is null when inserting. Works over one buffer of hashes `cur[0, len)` whose successor `next[0, nlen)`
+// is already hashed, so the look-ahead runs across the chunk boundary without a
+// bubble. The first kPrefetchDistance keys of `cur` were prefetched by the
+// previous call (or by Prime).
+template <bool kInsert, class P>
+HWY_INLINE size_t ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
+  if constexpr (kInsert) {
+    (void)out;
+    (void)i;
+    p.Insert(h);
+    return 0;
+  } else {
+    const bool r = p.Query(h);
+    out[i] = static_cast<uint8_t>(r);
+    return r;
+  }
+}
+
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE size_t RunChunk(const P& p, const uint64_t* HWY_RESTRICT cur, size_t len,
+                           const uint64_t* HWY_RESTRICT next, size_t nlen, uint8_t* out) {
+  size_t hits = 0;
+  size_t i = 0;
+  if constexpr (kPrefetch) {
+    // Two loops so that no key pays a branch on where its look-ahead lies.
+    for (; i + kPrefetchDistance < len; ++i) {
+      PrefetchKey<kInsert>(p, cur[i + kPrefetchDistance]);
+      hits += ProbeOne<kInsert>(p, cur[i], out, i);
+    }
+    for (; i < len; ++i) {
+      const size_t j = i + kPrefetchDistance - len;
+      if (j < nlen) PrefetchKey<kInsert>(p, next[j]);
+      hits += ProbeOne<kInsert>(p, cur[i], out, i);
+    }
+  } else {
+    (void)next;
+    (void)nlen;
+    for (; i < len; ++i) hits += ProbeOne<kInsert>(p, cur[i], out, i);
+  }
+  return hits;
+}
+
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE void Prime(const P& p, const uint64_t* h, size_t n) {
+  if constexpr (kPrefetch) {
+    for (size_t i = 0; i < n && i < kPrefetchDistance; ++i) PrefetchKey<kInsert>(p, h[i]);
+  }
+}
+
+// Over precomputed hashes: one long chunk, whose successor (if the caller
+// streams chunks) gets its look-ahead too.
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
+                            uint8_t* out) {
+  const P p(f);
+  Prime<kInsert, kPrefetch>(p, h, n);
+  return RunChunk<kInsert, kPrefetch>(p, h, n, next, nnext, out);
+}
+
+// Over keys: hash chunk c + 1 while chunk c's probes are pending, so the
+// hashes of the look-ahead window are always ready.
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
+                          uint8_t* out) {
+  const P p(f);
+  HWY_ALIGN uint64_t buf[2][kChunk];
+  size_t len = n < kChunk ? n : kChunk;
+  HashU64Batch(keys, len, seed, buf[0]);
+  Prime<kInsert, kPrefetch>(p, buf[0], len);
+  size_t hits = 0;
+  size_t start = 0;
+  for (size_t c = 0; start < n; ++c) {
+    const size_t next_start = start + len;
+    const size_t nlen = next_start >= n ? 0 : (n - next_start < kChunk ? n - next_start : kChunk);
+    if (nlen) HashU64Batch(keys + next_start, nlen, seed, buf[(c + 1) & 1]);
+    hits += RunChunk<kInsert, kPrefetch>(p, buf[c & 1], len, buf[(c + 1) & 1], nlen,
+                                         kInsert ? out : out + start);
+    start = next_start;
+    len = nlen;
+  }
+  return hits;
+}
+
+enum class Mode { kQuery, kInsert, kInsertAtomic };
+
+// Layout switch and prefetch decision, once per batch. `in` holds keys (hashed
+// here with `seed`) if `keys`, else hashes; next[0, nnext) are hashes to
+// prefetch after them.
+template <Mode kMode>
+HWY_NOINLINE size_t Dispatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
+                             bool keys, uint64_t seed, uint8_t* out) {
+  constexpr bool kInsert = kMode != Mode::kQuery;
+  const bool prefetch = PayloadBytes(f.layout, f.nblocks) >= kPrefetchMinBytes;
+  auto run = [&](auto probe_tag) -> size_t {
+    using Plain = typename decltype(probe_tag)::type;
+    using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
+    if (keys) {
+      return prefetch ? RunKeys<kInsert, true, P>(f, in, n, seed, out)
+                      : RunKeys<kInsert, false, P>(f, in, n, seed, out);
+    }
+    return prefetch ? RunHashes<kInsert, true, P>(f, in, n, next, nnext, out)
+                    : RunHashes<kInsert, false, P>(f, in, n, next, nnext, out);
+  };
+  switch (f.layout) {
+#define BLOCKBLOOM_DISPATCH_CASE(Name) \
+  case Layout::k##Name:                \
+    return Name::Visit(f, run);
+    BLOCKBLOOM_FOR_EACH_LAYOUT(BLOCKBLOOM_DISPATCH_CASE)
+#undef BLOCKBLOOM_DISPATCH_CASE
+  }
+  return 0;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace blockbloom::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard

@@ -1,0 +1,83 @@
+// register64: k = 1..8 bits in one 64-bit word.
+//   Facts:   its row in blockbloom::kLayoutTraits (engine/include/blockbloom/layout.h).
+//   Bits:    word = BlockIndex(hash) (kernels/common.h); probe i (i < k) sets
+//            bit (lo32 * kGoldenPow[i]) >> 26 (0..63) of that little-endian u64.
+//   Formula: BlockModel in engine/src/model.cc (k bits anywhere in 64, the
+//            key's own probe collisions counted).
+// The scalar reference below defines the bits; the per-target probe after it
+// reproduces them byte for byte (tests/kernels_test.cc).
+
+// ---- Scalar reference (plain C++) -------------------------------------------
+#ifndef BLOCKBLOOM_KERNELS_REGISTER64_REFERENCE_
+#define BLOCKBLOOM_KERNELS_REGISTER64_REFERENCE_
+#include "kernels/common.h"
+
+namespace blockbloom::kernels::reference {
+struct Register64 {
+  template <Access kA>
+  static bool Probe(const FilterRef& f, uint64_t hash) {
+    const uint32_t lo = static_cast<uint32_t>(hash);
+    uint8_t* word = f.bits + BlockIndex(hash, f.nblocks) * 8;
+    uint64_t mask = 0;
+    for (uint32_t i = 0; i < f.k; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
+    const uint64_t w = LoadWord<kA, uint64_t>(word);
+    OrWord<kA>(word, w, mask);
+    return (w & mask) == mask;
+  }
+};
+}  // namespace blockbloom::kernels::reference
+#endif  // BLOCKBLOOM_KERNELS_REGISTER64_REFERENCE_
+
+// ---- Per-target probe (Highway; compiled once per target) --------------------
+#if defined(HWY_HIGHWAY_INCLUDED)
+#if defined(BLOCKBLOOM_KERNELS_REGISTER64_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef BLOCKBLOOM_KERNELS_REGISTER64_INL_H_
+#undef BLOCKBLOOM_KERNELS_REGISTER64_INL_H_
+#else
+#define BLOCKBLOOM_KERNELS_REGISTER64_INL_H_
+#endif
+
+#include "kernels/probe-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace blockbloom::kernels {
+namespace HWY_NAMESPACE {
+
+class Register64Probe : public BlockProbe<Register64Probe> {
+ public:
+  explicit Register64Probe(const FilterRef& f)
+      : word0_(reinterpret_cast<uint64_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {}
+
+  const void* Block(uint64_t h) const { return word0_ + BlockIndex(h, nblocks_); }
+
+  HWY_INLINE uint64_t Mask(uint64_t h) const {
+    const uint32_t lo = static_cast<uint32_t>(h);
+    uint64_t mask = 0;
+    ForEachProbe(k_, [&](int i) { mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26); });
+    return mask;
+  }
+  HWY_INLINE bool Query(uint64_t h) const {
+    const uint64_t mask = Mask(h);
+    return (word0_[BlockIndex(h, nblocks_)] & mask) == mask;
+  }
+  HWY_INLINE void Insert(uint64_t h) const { word0_[BlockIndex(h, nblocks_)] |= Mask(h); }
+
+ private:
+  uint64_t* word0_;
+  uint64_t nblocks_;
+  uint32_t k_;
+};
+
+struct Register64 {
+  template <class Fn>
+  static HWY_INLINE auto Visit(const FilterRef&, Fn&& fn) {
+    return fn(std::type_identity<Register64Probe>());
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace blockbloom::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
+#endif  // HWY_HIGHWAY_INCLUDED

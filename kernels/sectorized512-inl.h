@@ -1,0 +1,151 @@
+// sectorized512: 16 x u32 words in k zones (k = 1, 2, 4, 8, 16), one bit in
+// one word per zone (Lang et al.'s cache-sectorized blocking; why: the
+// layout's row in blockbloom::kLayoutTraits, engine/include/blockbloom/layout.h).
+// The sector mechanism here serves split256 too (8 words in 8 zones,
+// kernels/split256-inl.h).
+//   Bits:    block = BlockIndex(hash) (kernels/common.h); zone z (of `zones`,
+//            each W / zones words) computes x_z = lo32 * kSalt[z]; bit x_z >> 27
+//            is set in word z * (W / zones) + ((x_z >> (27 - log2(W / zones)))
+//            & (W / zones - 1)) of the block's W little-endian u32 words.
+//   Formula: BlockModel in engine/src/model.cc: per-block rate
+//            (1 - (1 - zones / (32 W))^i)^zones at load i.
+// The scalar reference below defines the bits; the per-target probe after it
+// reproduces them byte for byte (tests/kernels_test.cc).
+
+// ---- Scalar reference (plain C++) -------------------------------------------
+#ifndef BLOCKBLOOM_KERNELS_SECTORIZED512_REFERENCE_
+#define BLOCKBLOOM_KERNELS_SECTORIZED512_REFERENCE_
+#include "kernels/common.h"
+
+namespace blockbloom::kernels::reference {
+// kWords u32 words per block in `zones` zones (a power of two dividing kWords).
+template <uint32_t kWords>
+struct Sector {
+  template <Access kA>
+  static bool Probe(const FilterRef& f, uint64_t hash, uint32_t zones) {
+    const uint32_t lo = static_cast<uint32_t>(hash);
+    const uint32_t per_zone = kWords / zones;
+    const uint32_t sel_bits = static_cast<uint32_t>(__builtin_ctz(per_zone));
+    uint8_t* block = f.bits + BlockIndex(hash, f.nblocks) * kWords * 4;
+    bool all = true;
+    for (uint32_t z = 0; z < zones; ++z) {
+      const uint32_t x = lo * kSalt[z];
+      const uint32_t sel = sel_bits == 0 ? 0 : (x >> (27 - sel_bits)) & (per_zone - 1);
+      uint8_t* word = block + (z * per_zone + sel) * 4;
+      const uint32_t mask = uint32_t{1} << (x >> 27);
+      const uint32_t w = LoadWord<kA, uint32_t>(word);
+      all &= (w & mask) != 0;
+      OrWord<kA>(word, w, mask);
+    }
+    return all;
+  }
+};
+
+struct Sectorized512 {
+  template <Access kA>
+  static bool Probe(const FilterRef& f, uint64_t hash) {
+    return Sector<16>::Probe<kA>(f, hash, f.k);
+  }
+};
+}  // namespace blockbloom::kernels::reference
+#endif  // BLOCKBLOOM_KERNELS_SECTORIZED512_REFERENCE_
+
+// ---- Per-target probe (Highway; compiled once per target) --------------------
+#if defined(HWY_HIGHWAY_INCLUDED)
+#if defined(BLOCKBLOOM_KERNELS_SECTORIZED512_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef BLOCKBLOOM_KERNELS_SECTORIZED512_INL_H_
+#undef BLOCKBLOOM_KERNELS_SECTORIZED512_INL_H_
+#else
+#define BLOCKBLOOM_KERNELS_SECTORIZED512_INL_H_
+#endif
+
+#include "kernels/probe-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace blockbloom::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// kWords u32 words per block in kZones zones of kWords/kZones words. Lane w of
+// the probe mask: zone z = w / per_zone computes x = lo32 * kSalt[z]; the lane
+// gets bit x >> 27 if the word selector (x >> (27 - sel_bits)) & (per_zone - 1)
+// equals w % per_zone, else nothing. One vector op sequence per key, no gather,
+// every shift a compile-time constant (kZones is a template parameter).
+template <size_t kWords, size_t kZones>
+class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
+  static constexpr uint32_t kPerZone = kWords / kZones;
+  static constexpr int kSelBits = kPerZone == 1 ? 0 : kPerZone == 2 ? 1 : kPerZone == 4 ? 2 : kPerZone == 8 ? 3 : 4;
+  static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
+
+ public:
+  explicit SectorProbe(const FilterRef& f) : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks) {
+    for (uint32_t w = 0; w < kWords; ++w) {
+      salt_[w] = kSalt[w / kPerZone];
+      lane_sel_[w] = w % kPerZone;
+    }
+  }
+
+  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * kWords; }
+
+  HWY_INLINE bool Query(uint64_t h) const {
+    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
+    const D d;
+    const size_t N = hn::Lanes(d);
+    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    auto miss = hn::Zero(d);
+    for (size_t v = 0; v < kWords; v += N) {
+      miss = hn::Or(miss, hn::AndNot(hn::Load(d, block + v), Mask(d, lo, v)));
+    }
+    return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
+  }
+
+  HWY_INLINE void Insert(uint64_t h) const {
+    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
+    const D d;
+    const size_t N = hn::Lanes(d);
+    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    for (size_t v = 0; v < kWords; v += N) {
+      hn::Store(hn::Or(hn::Load(d, block + v), Mask(d, lo, v)), d, block + v);
+    }
+  }
+
+ private:
+  using D = hn::CappedTag<uint32_t, kWords>;
+
+  HWY_INLINE hn::Vec<D> Mask(D d, hn::Vec<D> lo, size_t v) const {
+    const auto x = hn::Mul(lo, hn::Load(d, salt_ + v));
+    const auto bit = hn::Shl(hn::Set(d, 1u), hn::ShiftRight<27>(x));
+    if constexpr (kSelBits == 0) {
+      return bit;  // every word is its own zone (split256, sectorized512 with k = 16)
+    } else {
+      const auto sel = hn::And(hn::ShiftRight<27 - kSelBits>(x), hn::Set(d, kPerZone - 1));
+      return hn::IfThenElseZero(hn::Eq(sel, hn::Load(d, lane_sel_ + v)), bit);
+    }
+  }
+
+  uint32_t* block0_;
+  uint64_t nblocks_;
+  alignas(64) uint32_t salt_[kWords];
+  alignas(64) uint32_t lane_sel_[kWords];
+};
+
+// k is the number of zones: one probe type per k, chosen once per batch.
+struct Sectorized512 {
+  template <class Fn>
+  static HWY_INLINE auto Visit(const FilterRef& f, Fn&& fn) {
+    switch (f.k) {
+      case 1: return fn(std::type_identity<SectorProbe<16, 1>>());
+      case 2: return fn(std::type_identity<SectorProbe<16, 2>>());
+      case 4: return fn(std::type_identity<SectorProbe<16, 4>>());
+      case 8: return fn(std::type_identity<SectorProbe<16, 8>>());
+      default: return fn(std::type_identity<SectorProbe<16, 16>>());
+    }
+  }
+};
+
+}  // namespace HWY_NAMESPACE
+}  // namespace blockbloom::kernels
+HWY_AFTER_NAMESPACE();
+
+#endif  // toggle guard
+#endif  // HWY_HIGHWAY_INCLUDED
