@@ -468,6 +468,20 @@ void UnionInPlace(PyFilter& self, const PyFilter& other) {
   self.filter.UnionWith(other.filter);
 }
 
+// A mapped file's bits (Python's FilterView) ORed into a filter: the view is read-only, no lock.
+void UnionView(PyFilter& self, const PyView& other);
+
+// this |= other for a Filter or a FilterView.
+void UnionAny(PyFilter& self, py::handle other) {
+  if (py::isinstance<PyFilter>(other)) {
+    UnionInPlace(self, other.cast<const PyFilter&>());
+  } else if (py::isinstance<PyView>(other)) {
+    UnionView(self, other.cast<const PyView&>());
+  } else {
+    TypeErr("union takes a blockbloom.Filter or FilterView, not a " + TypeName(other));
+  }
+}
+
 std::unique_ptr<PyFilter> Copy(const PyFilter& pf) {
   py::gil_scoped_release release;
   std::shared_lock<std::shared_mutex> lock(pf.mu);
@@ -491,6 +505,12 @@ std::unique_ptr<PyFilter> FromBytes(py::buffer data, const std::string& name) {
   const std::span<const uint8_t> span(static_cast<const uint8_t*>(info.ptr), static_cast<size_t>(info.size));
   py::gil_scoped_release release;
   return std::make_unique<PyFilter>(blockbloom::DeserializeFilter(span, name));
+}
+
+void UnionView(PyFilter& self, const PyView& other) {
+  py::gil_scoped_release release;
+  std::unique_lock<std::shared_mutex> lock(self.mu);
+  self.filter.UnionWith(other.view);
 }
 
 // Model rate at the distinct keys the fill suggests (what `blockbloom stats` reports).
@@ -625,15 +645,16 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
       .def("count", [](const PyFilter& self, py::handle keys) { return Count(self.filter, &self.mu, keys); },
            py::arg("keys"), "How many of the keys may be present.")
       .def("__contains__", [](const PyFilter& self, py::handle key) { return Contains(self.filter, &self.mu, key); })
-      .def("union", [](PyFilter& self, const PyFilter& other) { UnionInPlace(self, other); }, py::arg("other"),
-           "self |= other: the filter of both key sets, exactly. ValueError naming the difference if incompatible.")
-      .def("__ior__", [](py::object self, const PyFilter& other) {
-        UnionInPlace(self.cast<PyFilter&>(), other);
+      .def("union", [](PyFilter& self, py::handle other) { UnionAny(self, other); }, py::arg("other"),
+           "self |= other (a Filter or a FilterView): the filter of both key sets, exactly. ValueError naming "
+           "the difference if incompatible.")
+      .def("__ior__", [](py::object self, py::handle other) {
+        UnionAny(self.cast<PyFilter&>(), other);
         return self;
       })
-      .def("__or__", [](const PyFilter& self, const PyFilter& other) {
+      .def("__or__", [](const PyFilter& self, py::handle other) {
         std::unique_ptr<PyFilter> out = Copy(self);
-        UnionInPlace(*out, other);
+        UnionAny(*out, other);
         return out;
       })
       .def("compatible", [](const PyFilter& self, const PyFilter& other) -> std::optional<std::string> {

@@ -154,3 +154,20 @@ def test_python_filter_equals_the_cli_filter_byte_for_byte(tmp_path, cli, layout
     count = subprocess.run([cli, "query", str(tmp_path / "py.bbf"), "--keys", str(tmp_path / "keys.u64"),
                             "--key-width", "8", "--output", "count"], check=True, capture_output=True, text=True)
     assert int(count.stdout) == n
+
+
+def test_a_mapped_file_unions_into_a_filter(tmp_path):
+    a = Filter.for_keys(20_000, 0.01)
+    a.insert(np.arange(10_000, dtype=np.uint64))
+    b = Filter.for_keys(20_000, 0.01)
+    b.insert(np.arange(10_000, 20_000, dtype=np.uint64))
+    b.save(tmp_path / "b.bbf")
+    view = blockbloom.open(tmp_path / "b.bbf")
+    u = a | view
+    assert u == a | b and u.inserted == 20_000
+    a |= view
+    assert a == u
+    with pytest.raises(ValueError, match="cannot union filters"):
+        Filter.for_keys(10, 0.01) | view
+    with pytest.raises(TypeError):
+        a | 5
