@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages blockbloom needs, only those missing.
-#   tools/install-deps.sh [build|test|arm|fuzz|report ...]   (default: build)
+#   tools/install-deps.sh [build|test|arm|fuzz|report|python ...]   (default: build)
 # As root it runs apt-get itself; otherwise it says what to install.
 set -euo pipefail
 
@@ -10,6 +10,7 @@ declare -A groups=(
   [arm]="g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64"
   [fuzz]="clang libclang-rt-14-dev"
   [report]="python3 python3-matplotlib libbloom-dev"
+  [python]="cmake g++ make pkg-config libhwy-dev libxxhash-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
 )
 
 want=()

@@ -50,6 +50,12 @@ if [[ -x tools/ci/fuzz.sh && "${BLOCKBLOOM_SKIP_FUZZ:-0}" != 1 ]]; then
   stage "fuzz: filter loader under libFuzzer + ASan/UBSan"
   tools/ci/fuzz.sh
 fi
+# ---- Python stage: the bindings and blockbloom.dask under pytest (BLOCKBLOOM_SKIP_PYTHON=1 leaves it out) ----
+if [[ -x tools/ci/python.sh && "${BLOCKBLOOM_SKIP_PYTHON:-0}" != 1 ]]; then
+  stage "python: bindings (pybind11, /usr/bin/python3) and Dask tests under pytest"
+  tools/ci/python.sh
+fi
+# ---- end of the Python stage ----
 stage "all tests passed"
 # One closing line for CI: the CTest cases of the two native builds (the ARM,
 # sanitizer and fuzz stages above print their own and fail the script if anything fails).

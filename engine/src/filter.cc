@@ -172,8 +172,18 @@ void Filter::UnionWith(const FilterView& o) {
   CheckWritable();
   std::string why;
   if (!CompatibleWith(o, &why)) Invalid("cannot union filters: " + why);
+  // Whole 64-bit words (the payload is a multiple of 64 bytes): a byte loop
+  // through the members' pointers does not vectorize (bits_ may alias them).
+  uint8_t* dst = bits_;
   const uint8_t* src = o.data();
-  for (uint64_t i = 0; i < bytes_; ++i) bits_[i] |= src[i];
+  const uint64_t bytes = bytes_;
+  for (uint64_t i = 0; i < bytes; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, dst + i, 8);
+    std::memcpy(&y, src + i, 8);
+    x |= y;
+    std::memcpy(dst + i, &x, 8);
+  }
   AddInserted(o.inserted());
 }
 

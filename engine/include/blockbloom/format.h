@@ -29,7 +29,7 @@
 // AArch64): a file saved on one target answers identically on any other.
 //
 // Any change to the layout above, or to the bit layout of any filter
-// (kernels/layout.h), needs a new kFormatVersion and regenerated golden files
+// (kernels/<layout>-inl.h, kernels/common.h), needs a new kFormatVersion and regenerated golden files
 // (tests/golden/, see tests/format_test.cc).
 #ifndef BLOCKBLOOM_FORMAT_H_
 #define BLOCKBLOOM_FORMAT_H_

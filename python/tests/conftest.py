@@ -1,0 +1,47 @@
+"""Shared fixtures. Run with the interpreter the Debian packages belong to and the built package on
+PYTHONPATH (tools/ci/python.sh does both):
+
+    PYTHONPATH=build/python/python BLOCKBLOOM_CLI=build/python/tools/blockbloom /usr/bin/python3 -m pytest python/tests
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import blockbloom
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Dask worker processes import blockbloom and these test modules (for the functions their tasks
+# name): give them the package's directory and this one.
+_paths = [str(Path(blockbloom.__file__).resolve().parents[1]), str(Path(__file__).resolve().parent)]
+os.environ["PYTHONPATH"] = os.pathsep.join(_paths + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+SUPPORTED = blockbloom.supported_targets()
+
+
+@pytest.fixture(params=SUPPORTED)
+def target(request):
+    """Each SIMD target this CPU runs, pinned for the test, unpinned after."""
+    blockbloom.pin_target(request.param)
+    assert blockbloom.active_target() == request.param
+    yield request.param
+    blockbloom.pin_target("auto")
+
+
+@pytest.fixture(scope="session")
+def cli() -> str:
+    """The blockbloom CLI: $BLOCKBLOOM_CLI, else a build tree's. CI sets BLOCKBLOOM_REQUIRE_CLI=1
+    so that a missing CLI fails instead of skipping."""
+    candidates = [os.environ.get("BLOCKBLOOM_CLI", "")]
+    candidates += [str(p) for p in sorted(ROOT.glob("build/*/tools/blockbloom"))]
+    candidates.append(shutil.which("blockbloom") or "")
+    for c in candidates:
+        if c and os.access(c, os.X_OK) and Path(c).is_file():
+            return c
+    if os.environ.get("BLOCKBLOOM_REQUIRE_CLI") == "1":
+        pytest.fail("the blockbloom CLI was not found: set BLOCKBLOOM_CLI to its path")
+    pytest.skip("the blockbloom CLI was not found (set BLOCKBLOOM_CLI)")
