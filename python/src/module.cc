@@ -81,17 +81,8 @@ std::string PathArg(py::handle path) {
   return py::module_::import("os").attr("fspath")(path).cast<std::string>();
 }
 
-Layout LayoutArg(const std::string& name) {
-  if (auto l = blockbloom::ParseLayout(name)) return *l;
-  std::string known;
-  for (Layout l : blockbloom::kAllLayouts) known += (known.empty() ? "" : ", ") + std::string(blockbloom::LayoutName(l));
-  throw std::invalid_argument("blockbloom: layout = '" + name + "' is unknown: expected one of " + known);
-}
-
-HashKind HashArg(const std::string& name) {
-  if (auto h = blockbloom::ParseHash(name)) return *h;
-  throw std::invalid_argument("blockbloom: hash = '" + name + "' is unknown: expected xxh3 or xxh64");
-}
+Layout LayoutArg(const std::string& name) { return blockbloom::LayoutFromName(name); }
+HashKind HashArg(const std::string& name) { return blockbloom::HashFromName(name); }
 
 // ---- Keys from Python objects ------------------------------------------------------
 

@@ -1,3 +1,4 @@
+#include <stdexcept>
 #include "tools/blockbloom/args.h"
 
 #include <charconv>
@@ -9,6 +10,35 @@
 namespace blockbloom::cli {
 
 std::string OptionName(const std::string& name) { return name == "o" ? std::string("-o") : "--" + name; }
+
+namespace {
+// The engine's message without its "blockbloom: " prefix (main adds the command's).
+template <typename Fn>
+auto AsUsage(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::invalid_argument& e) {
+    std::string_view m = e.what();
+    if (m.starts_with("blockbloom: ")) m.remove_prefix(12);
+    throw UsageError(std::string(m));
+  }
+}
+}  // namespace
+
+Layout LayoutOption(const std::string& name) {
+  return AsUsage([&] { return LayoutFromName(name, "--layout"); });
+}
+HashKind HashOption(const std::string& name) {
+  return AsUsage([&] { return HashFromName(name, "--hash"); });
+}
+void CheckKOption(Layout layout, uint64_t k) {
+  if (k > UINT32_MAX || !LayoutAcceptsK(layout, static_cast<uint32_t>(k))) {
+    AsUsage([&] {
+      CheckLayoutK(layout, k > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(k));
+      return 0;
+    });
+  }
+}
 
 std::string RangeText(uint64_t lo, uint64_t hi) {
   return "expected " + std::to_string(lo) + (lo == hi ? "" : ".." + std::to_string(hi));

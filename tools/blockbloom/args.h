@@ -13,6 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "blockbloom/hash.h"
+#include "blockbloom/layout.h"
+
 namespace blockbloom::cli {
 
 // The most keys any command accepts for --n (params, table, build, demo): the
@@ -65,6 +68,13 @@ double ParseDouble(std::string_view text, const std::string& name);
 std::string OptionName(const std::string& name);
 // "expected 8" or "expected 1..16".
 std::string RangeText(uint64_t lo, uint64_t hi);
+// The one parser of --layout and --hash values: the engine's names and
+// message (LayoutFromName / HashFromName), as a UsageError naming the option.
+Layout LayoutOption(const std::string& name);
+HashKind HashOption(const std::string& name);
+// "--k = 3 is out of range for layout sectorized512: expected 1, 2, 4, 8 or 16"
+// as a UsageError unless the layout accepts k (the engine's CheckLayoutK).
+void CheckKOption(Layout layout, uint64_t k);
 // A rate or other real for a message: 0.01, 1e-09 (never "0.000000").
 std::string FormatReal(double x);
 

@@ -61,8 +61,7 @@ int Demo(int argc, char** argv) {
   const uint64_t n = args.U64("n", 10'000'000, 1, kMaxKeys);
   const double target_fpr = args.Double("fpr", 0.01);
   const std::string layout_name = args.GetOr("layout", "blocked512");
-  const auto layout = ParseLayout(layout_name);
-  if (!layout) throw UsageError("--layout = '" + layout_name + "' is not a layout name");
+  const std::optional<Layout> layout = LayoutOption(layout_name);
   const int reps = static_cast<int>(args.U64("reps", 3, 1, 100));
   const size_t batch = args.U64("batch", 65536, 1, uint64_t{1} << 30);
 

@@ -85,24 +85,13 @@ class Progress {
   bool on_ = false;
 };
 
-Layout LayoutArg(const Args& args) {
-  const std::string name = args.Require("layout");
-  if (auto l = ParseLayout(name)) return *l;
-  std::string known;
-  for (Layout l : kAllLayouts) known += (known.empty() ? "" : ", ") + std::string(LayoutName(l));
-  throw UsageError("--layout = '" + name + "' is unknown: expected one of " + known);
-}
-
-HashKind HashArg(const Args& args) {
-  const std::string name = args.GetOr("hash", "xxh3");
-  if (auto h = ParseHash(name)) return *h;
-  throw UsageError("--hash = '" + name + "' is unknown: expected xxh3 or xxh64");
-}
+Layout LayoutArg(const Args& args) { return LayoutOption(args.Require("layout")); }
+HashKind HashArg(const Args& args) { return HashOption(args.GetOr("hash", "xxh3")); }
 
 // The fewest blocks whose model rate for n keys at this k is at most fpr: the
 // rate falls as blocks grow, so double up to a bracket, then bisect.
 uint64_t BlocksForFpr(Layout layout, uint32_t k, uint64_t n, double fpr) {
-  const uint64_t max_blocks = layout == Layout::kClassic ? uint64_t{1} << 40 : uint64_t{1} << 32;
+  const uint64_t max_blocks = Traits(layout).max_blocks;
   uint64_t hi = 1;
   while (PredictFpr(layout, hi, k, n) > fpr) {
     if (hi >= max_blocks)
@@ -118,9 +107,7 @@ uint64_t BlocksForFpr(Layout layout, uint32_t k, uint64_t n, double fpr) {
   return hi;
 }
 
-uint64_t MaxBits(Layout layout) {
-  return layout == Layout::kClassic ? uint64_t{1} << 40 : (uint64_t{1} << 32) * LayoutBlockBits(layout);
-}
+uint64_t MaxBits(Layout layout) { return LayoutBits(layout, Traits(layout).max_blocks); }
 
 // Builds the filter, or says how many bytes it could not get.
 Filter Allocate(Layout layout, uint64_t blocks, uint32_t k, HashKind hash, uint64_t seed) {
@@ -130,7 +117,7 @@ Filter Allocate(Layout layout, uint64_t blocks, uint32_t k, HashKind hash, uint6
     Fail("out of memory: cannot allocate " +
          std::to_string(LayoutPayloadBytes(layout, blocks)) + " bytes for a " +
          std::string(LayoutName(layout)) + " filter of " + std::to_string(blocks) +
-         (layout == Layout::kClassic ? " bits" : " blocks"));
+         " " + std::string(LayoutUnitName(layout)));
   }
 }
 
@@ -151,10 +138,7 @@ Filter SizedFilter(const Args& args, uint64_t key_count, Sizing* sizing) {
     throw UsageError("the input holds " + std::to_string(n) + " keys: expected at most " + std::to_string(kMaxKeys));
   sizing->n = n;
   const std::optional<uint64_t> k_arg = args.OptU64("k", 1, 64);
-  if (k_arg && !LayoutAcceptsK(layout, static_cast<uint32_t>(*k_arg)))
-    throw UsageError("--k = " + std::to_string(*k_arg) + " is out of range for layout " +
-                     std::string(LayoutName(layout)) + ": " + RangeText(LayoutMinK(layout), LayoutMaxK(layout)) +
-                     (layout == Layout::kSectorized512 ? " and a power of two" : ""));
+  if (k_arg) CheckKOption(layout, *k_arg);
   if (args.Has("fpr")) {
     const double fpr = *args.OptDouble("fpr");
     if (!(fpr > 0 && fpr < 1)) throw UsageError("--fpr = " + *args.Get("fpr") + " is out of range: expected (0, 1)");

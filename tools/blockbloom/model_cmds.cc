@@ -32,12 +32,7 @@ Format ParseFormat(const Args& args, bool allow_json) {
   throw UsageError("--format = '" + f + "' is not one of: text, csv" + (allow_json ? ", json" : ""));
 }
 
-Layout ParseLayoutOption(const std::string& name) {
-  if (auto l = ParseLayout(name)) return *l;
-  std::string known;
-  for (Layout l : kAllLayouts) known.append(" ").append(LayoutName(l));
-  throw UsageError("--layout = '" + name + "' is not a layout (expected one of:" + known + ")");
-}
+Layout ParseLayoutOption(const std::string& name) { return LayoutOption(name); }
 
 // Payload bytes as the filter allocates them (a 64-byte multiple).
 uint64_t BytesFor(Layout l, uint64_t num_blocks) {
