@@ -32,12 +32,9 @@ HashKind HashOption(const std::string& name) {
   return AsUsage([&] { return HashFromName(name, "--hash"); });
 }
 void CheckKOption(Layout layout, uint64_t k) {
-  if (k > UINT32_MAX || !LayoutAcceptsK(layout, static_cast<uint32_t>(k))) {
-    AsUsage([&] {
-      CheckLayoutK(layout, k > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(k));
-      return 0;
-    });
-  }
+  if (k <= UINT32_MAX && LayoutAcceptsK(layout, static_cast<uint32_t>(k))) return;
+  throw UsageError("--k = " + std::to_string(k) + " is out of range for layout " + std::string(LayoutName(layout)) +
+                   ": expected " + std::string(Traits(layout).k_text));
 }
 
 std::string RangeText(uint64_t lo, uint64_t hi) {

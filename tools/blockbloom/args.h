@@ -73,7 +73,7 @@ std::string RangeText(uint64_t lo, uint64_t hi);
 Layout LayoutOption(const std::string& name);
 HashKind HashOption(const std::string& name);
 // "--k = 3 is out of range for layout sectorized512: expected 1, 2, 4, 8 or 16"
-// as a UsageError unless the layout accepts k (the engine's CheckLayoutK).
+// as a UsageError unless the layout accepts k (the allowed k from the traits table).
 void CheckKOption(Layout layout, uint64_t k);
 // A rate or other real for a message: 0.01, 1e-09 (never "0.000000").
 std::string FormatReal(double x);
