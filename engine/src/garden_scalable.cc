@@ -43,14 +43,16 @@ ScalableFilter::ScalableFilter(uint64_t initial_capacity, double fpr, const Opti
   AddSlice();
 }
 
-uint64_t ScalableFilter::SliceCapacity(size_t i) const {
-  uint64_t n = initial_capacity_;
+uint64_t ScalableFilter::CapacityOf(uint64_t initial_capacity, uint32_t growth, size_t i) {
+  uint64_t n = initial_capacity;
   for (size_t j = 0; j < i; ++j) {
-    if (n > std::numeric_limits<uint64_t>::max() / options_.growth) return std::numeric_limits<uint64_t>::max();
-    n *= options_.growth;
+    if (n > std::numeric_limits<uint64_t>::max() / growth) return std::numeric_limits<uint64_t>::max();
+    n *= growth;
   }
   return n;
 }
+
+uint64_t ScalableFilter::SliceCapacity(size_t i) const { return CapacityOf(initial_capacity_, options_.growth, i); }
 
 double ScalableFilter::first_slice_fpr() const { return fpr_ * (1.0 - options_.tightening); }
 
@@ -58,26 +60,33 @@ double ScalableFilter::SliceFpr(size_t i) const {
   return first_slice_fpr() * std::pow(options_.tightening, static_cast<double>(i));
 }
 
-Filter ScalableFilter::MakeSlice(size_t i) const {
-  char rate[32];
-  std::snprintf(rate, sizeof rate, "%.3g", SliceFpr(i));
-  const std::string what = "scalable filter: slice " + std::to_string(i) + " (capacity " +
-                           std::to_string(SliceCapacity(i)) + " keys at rate " + rate + ", " +
-                           std::string(LayoutName(options_.layout)) + ")";
+FilterParams ScalableFilter::PlanSlice(uint64_t initial_capacity, double fpr, const Options& options, size_t i) {
+  const uint64_t capacity = CapacityOf(initial_capacity, options.growth, i);
+  const double rate = fpr * (1.0 - options.tightening) * std::pow(options.tightening, static_cast<double>(i));
+  char rate_text[32];
+  std::snprintf(rate_text, sizeof rate_text, "%.3g", rate);
+  const std::string what = "scalable filter: slice " + std::to_string(i) + " (capacity " + std::to_string(capacity) +
+                           " keys at rate " + rate_text + ", " + std::string(LayoutName(options.layout)) + ")";
   if (i >= kMaxSlices)
     throw std::length_error("blockbloom: " + what + " is past the limit of " + std::to_string(kMaxSlices) +
                             " slices: expected fewer keys, a larger initial capacity or growth");
   FilterParams p;
   try {
-    p = SolveForKeys(options_.layout, SliceCapacity(i), SliceFpr(i));
+    p = SolveForKeys(options.layout, capacity, rate);
   } catch (const std::invalid_argument& e) {
     throw std::length_error("blockbloom: " + what + " cannot be built: " + std::string(e.what()).substr(12));
   }
-  const double bits_per_key = static_cast<double>(p.bits) / static_cast<double>(SliceCapacity(i));
+  const double bits_per_key = static_cast<double>(p.bits) / static_cast<double>(capacity);
   if (bits_per_key > static_cast<double>(kMaxSliceBitsPerKey))
-    throw std::length_error("blockbloom: " + what + " would need " + std::to_string(static_cast<uint64_t>(bits_per_key)) +
-                            " bits per key: expected at most " + std::to_string(kMaxSliceBitsPerKey) +
+    throw std::length_error("blockbloom: " + what + " would need " +
+                            std::to_string(static_cast<uint64_t>(bits_per_key)) + " bits per key: expected at most " +
+                            std::to_string(kMaxSliceBitsPerKey) +
                             " (use growth >= 2, a milder tightening or the classic layout)");
+  return p;
+}
+
+Filter ScalableFilter::MakeSlice(size_t i) const {
+  const FilterParams p = PlanSlice(initial_capacity_, fpr_, options_, i);
   return Filter(options_.layout, p.num_blocks, p.k, options_.hash, options_.seed);
 }
 

@@ -202,6 +202,7 @@ class SpectralFilter {
   uint64_t CountHash(uint64_t hash) const;
 
   Policy policy() const { return policy_; }
+  const KeyHasher& hasher() const { return primary_.hasher(); }
   void Clear();
   void MergeFrom(const SpectralFilter& other);
   const CountingFilter& primary() const { return primary_; }

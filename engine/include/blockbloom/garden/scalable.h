@@ -8,6 +8,7 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/garden/common.h"
+#include "blockbloom/model.h"
 
 namespace blockbloom::garden {
 
@@ -95,6 +96,9 @@ class ScalableFilter {
   friend struct GardenCodec;
   void AddSlice();
   Filter MakeSlice(size_t i) const;
+  // Slice i's size without allocating it; throws std::length_error as above.
+  static FilterParams PlanSlice(uint64_t initial_capacity, double fpr, const Options& options, size_t i);
+  static uint64_t CapacityOf(uint64_t initial_capacity, uint32_t growth, size_t i);
 
   uint64_t initial_capacity_;
   double fpr_;
