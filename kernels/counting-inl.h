@@ -9,9 +9,11 @@
 //   nz(x)   = (x | x>>1 | x>>2 | x>>3) & 0x1111... bit 4c set iff counter c != 0
 //   insert: x += M & ~full(x)       (a counter below 15 gains 1: no carry leaves its nibble)
 //           lost += popcount(M & full(x))
-//   query:  (M & ~nz(x)) == 0 in every lane
-//   remove: if query, x -= M & ~full(x)  (a counter >= 1 loses 1: no borrow)
-//   count:  min of the key's nibbles, read one by one (k reads of one L1 line)
+//   remove: if (M & ~nz(x)) == 0 in every lane, x -= M & ~full(x)
+//           (a counter >= 1 loses 1: no borrow)
+//   query:  every one of the key's k nibbles non-zero, read one by one (k reads
+//           of one L1 line, branch-free: cheaper than building M)
+//   count:  min of the key's nibbles, read the same way
 #if defined(BLOCKBLOOM_KERNELS_COUNTING_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef BLOCKBLOOM_KERNELS_COUNTING_INL_H_
 #undef BLOCKBLOOM_KERNELS_COUNTING_INL_H_
@@ -52,18 +54,16 @@ class CountingProbe {
     return reinterpret_cast<uint64_t*>(lines_ + BlockIndex(h, blocks_) * kLineBytes);
   }
 
-  // The ones mask of the key's counters for the words [v, v + Lanes) of the line.
-  HWY_INLINE hn::Vec<D> Mask(uint64_t h, size_t v) const {
-    const D d;
+  // The ones mask of the key's counters, one u64 per word of the line: k
+  // scalar ORs into a line-sized stack buffer (cheaper than k broadcasts and
+  // compares per vector, which made inserts twice as slow).
+  HWY_INLINE void Mask(uint64_t h, uint64_t* HWY_RESTRICT m) const {
     const uint32_t lo = static_cast<uint32_t>(h);
-    const auto lane = hn::Iota(d, static_cast<uint64_t>(v));
-    auto m = hn::Zero(d);
+    for (size_t w = 0; w < 8; ++w) m[w] = 0;
     for (uint32_t i = 0; i < k_; ++i) {
       const uint32_t c = (lo * kGoldenPow[i]) >> kProbeShift;
-      const auto bit = hn::Set(d, uint64_t{1} << (4 * (c & 15)));
-      m = hn::Or(m, hn::IfThenElseZero(hn::Eq(lane, hn::Set(d, uint64_t{c >> 4})), bit));
+      m[c >> 4] |= uint64_t{1} << (4 * (c & 15));
     }
-    return m;
   }
 
   static HWY_INLINE hn::Vec<D> Full(hn::Vec<D> x) {
@@ -83,36 +83,55 @@ class CountingProbe {
     const D d;
     const size_t N = hn::Lanes(d);
     uint64_t* HWY_RESTRICT line = Line(h);
-    auto lost = hn::Zero(d);
+    HWY_ALIGN uint64_t mask[8];
+    HWY_ALIGN uint64_t lost[8];  // the key's counters found at 15 (one bit each)
+    Mask(h, mask);
+    auto any = hn::Zero(d);
     for (size_t v = 0; v < 8; v += N) {
       const auto x = hn::Load(d, line + v);
-      const auto m = Mask(h, v);
+      const auto m = hn::Load(d, mask + v);
       const auto full = Full(x);
-      lost = hn::Add(lost, hn::PopulationCount(hn::And(m, full)));
+      const auto l = hn::And(m, full);
+      any = hn::Or(any, l);
+      hn::Store(l, d, lost + v);
       hn::Store(hn::Add(x, hn::AndNot(full, m)), d, line + v);
     }
-    return hn::GetLane(hn::SumOfLanes(d, lost));
+    // Saturated counters are rare: count the lost increments only when some
+    // are (a vector population count costs many ops below AVX-512).
+    if (HWY_LIKELY(hn::AllTrue(d, hn::Eq(any, hn::Zero(d))))) return 0;
+    uint64_t n = 0;
+    for (size_t w = 0; w < 8; ++w) n += static_cast<uint64_t>(__builtin_popcountll(lost[w]));
+    return n;
   }
 
+  // Query reads the key's k nibbles from the line (no mask needed), branch-free
+  // so that independent keys overlap their misses.
   HWY_INLINE bool Query(uint64_t h) const {
-    const D d;
-    const size_t N = hn::Lanes(d);
-    const uint64_t* HWY_RESTRICT line = Line(h);
-    auto miss = hn::Zero(d);
-    for (size_t v = 0; v < 8; v += N) {
-      miss = hn::Or(miss, hn::AndNot(NonZero(hn::Load(d, line + v)), Mask(h, v)));
+    const uint64_t* line = Line(h);
+    const uint32_t lo = static_cast<uint32_t>(h);
+    uint64_t all = 0xF;
+    for (uint32_t i = 0; i < k_; ++i) {
+      const uint32_t c = (lo * kGoldenPow[i]) >> kProbeShift;
+      const uint64_t v = (line[c >> 4] >> (4 * (c & 15))) & 0xF;
+      all &= static_cast<uint64_t>(v != 0) * 0xF;
     }
-    return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
+    return all != 0;
   }
 
   HWY_INLINE bool Remove(uint64_t h) const {
-    if (!Query(h)) return false;
     const D d;
     const size_t N = hn::Lanes(d);
     uint64_t* HWY_RESTRICT line = Line(h);
+    HWY_ALIGN uint64_t mask[8];
+    Mask(h, mask);
+    auto miss = hn::Zero(d);
+    for (size_t v = 0; v < 8; v += N) {
+      miss = hn::Or(miss, hn::AndNot(NonZero(hn::Load(d, line + v)), hn::Load(d, mask + v)));
+    }
+    if (!hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)))) return false;
     for (size_t v = 0; v < 8; v += N) {
       const auto x = hn::Load(d, line + v);
-      hn::Store(hn::Sub(x, hn::AndNot(Full(x), Mask(h, v))), d, line + v);
+      hn::Store(hn::Sub(x, hn::AndNot(Full(x), hn::Load(d, mask + v))), d, line + v);
     }
     return true;
   }

@@ -228,21 +228,27 @@ void CheckOutSize(size_t n, size_t out) {
 constexpr size_t kHashChunk = 1024;
 }  // namespace
 
-// Single keys go through the scalar reference: one line, no pipeline to fill.
+// Single keys go through the active target's kernels as batches of one (the
+// scalar reference is the tests' oracle, not a hot path).
 void BlockedCountingFilter::InsertHash(uint64_t hash) {
-  saturations_ += kc::reference::InsertHash(Ref(lines_, blocks_, k_), hash);
+  saturations_ += kc::ActiveCounting().insert(Ref(lines_, blocks_, k_), &hash, 1);
   ++inserted_;
 }
 bool BlockedCountingFilter::RemoveHash(uint64_t hash) {
-  const bool r = kc::reference::RemoveHash(Ref(lines_, blocks_, k_), hash);
+  uint8_t r = 0;
+  kc::ActiveCounting().remove(Ref(lines_, blocks_, k_), &hash, 1, &r);
   inserted_ -= r && inserted_ > 0;
-  return r;
+  return r != 0;
 }
 bool BlockedCountingFilter::MayContainHash(uint64_t hash) const {
-  return kc::reference::QueryHash(Ref(lines_, blocks_, k_), hash);
+  uint8_t r = 0;
+  kc::ActiveCounting().query(Ref(lines_, blocks_, k_), &hash, 1, &r);
+  return r != 0;
 }
 uint32_t BlockedCountingFilter::CountHash(uint64_t hash) const {
-  return kc::reference::CountHash(Ref(lines_, blocks_, k_), hash);
+  uint8_t r = 0;
+  kc::ActiveCounting().count(Ref(lines_, blocks_, k_), &hash, 1, &r);
+  return r;
 }
 
 void BlockedCountingFilter::InsertHashBatch(std::span<const uint64_t> hashes) {
