@@ -225,6 +225,39 @@ TEST(GardenCounting, FalsePositiveRateMatchesTheClassicFormula) {
   ExpectRate(CountFalsePositives(f, kTrials), kTrials, f.Fpr(kKeys));
 }
 
+TEST(GardenCounting, BatchesEqualPerKeyCallsInOrder) {
+  CountingFilter one(50000, 6), batch(50000, 6);
+  std::vector<uint64_t> hashes;
+  for (uint64_t x = 0; x < 8000; ++x) hashes.push_back(one.hasher()(x % 5000));  // repeats: counts > 1
+  for (uint64_t h : hashes) one.InsertHash(h);
+  batch.InsertHashBatch(hashes);
+  EXPECT_TRUE(batch == one);
+  std::vector<uint64_t> probes;
+  for (uint64_t x = 0; x < 10000; ++x) probes.push_back(one.hasher()(x));
+  std::vector<uint8_t> out(probes.size());
+  std::vector<uint64_t> counts(probes.size());
+  const size_t hits = batch.MayContainHashBatch(probes, out);
+  batch.CountHashBatch(probes, counts);
+  size_t expect = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    ASSERT_EQ(out[i] != 0, one.MayContainHash(probes[i]));
+    ASSERT_EQ(counts[i], one.CountHash(probes[i]));
+    expect += out[i];
+  }
+  EXPECT_EQ(hits, expect);
+  const size_t removed = batch.RemoveHashBatch(probes, out);
+  size_t expect_removed = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const bool r = one.RemoveHash(probes[i]);
+    ASSERT_EQ(out[i] != 0, r) << i;
+    expect_removed += r;
+  }
+  EXPECT_EQ(removed, expect_removed);
+  EXPECT_TRUE(batch == one);
+  std::vector<uint8_t> small(3);
+  ExpectInvalid([&] { batch.MayContainHashBatch(probes, small); }, "output span");
+}
+
 TEST(GardenCounting, RejectsBadParameters) {
   ExpectInvalid([] { CountingFilter(0, 3); }, "cells");
   ExpectInvalid([] { CountingFilter(100, 0); }, "k = 0");
