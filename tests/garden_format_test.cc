@@ -389,6 +389,9 @@ TEST(GardenMerge, A2AndScalableMergeTheirVectorsAndSlices) {
   sa.MergeFrom(sb);
   for (uint64_t x = 0; x < 90; ++x) ASSERT_TRUE(sa.MayContain(x));
   for (uint64_t x = 0; x < 100; ++x) ASSERT_TRUE(sa.MayContain(kAbsentBase + x));
+  // The merged filter round-trips.
+  const ScalableFilter back = DeserializeGarden<ScalableFilter>(SerializeGarden(sa));
+  for (uint64_t x = 0; x < 100; ++x) ASSERT_TRUE(back.MayContain(kAbsentBase + x));
   ScalableFilter big(200, 0.01);
   for (uint64_t x = 0; x < 150; ++x) big.Insert(3 * kAbsentBase + x);
   EXPECT_THROW(sa.MergeFrom(big), std::invalid_argument) << "slice 0 would exceed its capacity";

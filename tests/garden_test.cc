@@ -522,6 +522,13 @@ TEST(GardenStable, DecrementsHitDistinctCells) {
   uint64_t nonzero = 0;
   for (uint64_t i = 0; i < f.cells(); ++i) nonzero += f.CellAt(i) != 0;
   EXPECT_EQ(nonzero, p.cell[0] == q.cell[0] ? 1u : 2u);
+  // Large P takes the hash-set path of the sampler: still P distinct cells.
+  StableFilter big(1000, 1, 1, 1000, 5);
+  big.Insert(uint64_t{9});
+  big.Insert(uint64_t{10});  // decrements all 1000 cells once: key 9's cell goes back to 0
+  uint64_t set = 0;
+  for (uint64_t i = 0; i < big.cells(); ++i) set += big.CellAt(i);
+  EXPECT_EQ(set, 1u) << "P = m clears every cell before the set";
   // Smaller P: the model's zero fraction still holds (distinct draws are what it assumes).
   StableFilter g(1 << 14, 3, 5, 40, 3);
   for (uint64_t x = 0; x < 60000; ++x) g.Insert(x);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <unordered_set>
 
 #include "blockbloom/garden/aging.h"
 #include "blockbloom/model.h"
@@ -49,12 +50,19 @@ void StableFilter::InsertHash(uint64_t hash) {
   // 1. Age: decrement P distinct uniformly random cells, floored at 0. Floyd's
   // algorithm draws a uniform P-subset of [0, m) with exactly P draws: for
   // j = m - P .. m - 1 take t uniform in [0, j], or j itself if t was taken.
+  // "Taken?" is a linear scan for small P (the usual 1..20), a hash set beyond.
   const uint64_t m = cells_.size();
   picked_.clear();
+  constexpr uint64_t kLinearScanMax = 64;
+  std::unordered_set<uint64_t> taken_set;
+  if (decrements_ > kLinearScanMax) taken_set.reserve(decrements_);
   for (uint64_t j = m - decrements_; j < m; ++j) {
     const uint64_t t = FastRange64(rng_.Next(), j + 1);
-    const bool taken = std::find(picked_.begin(), picked_.end(), t) != picked_.end();
-    picked_.push_back(taken ? j : t);
+    const bool taken = decrements_ > kLinearScanMax ? taken_set.count(t) != 0
+                                                    : std::find(picked_.begin(), picked_.end(), t) != picked_.end();
+    const uint64_t c = taken ? j : t;
+    picked_.push_back(c);
+    if (decrements_ > kLinearScanMax) taken_set.insert(c);
   }
   for (uint64_t c : picked_) {
     const uint64_t v = cells_.Get(c);

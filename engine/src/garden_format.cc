@@ -519,6 +519,7 @@ struct GardenCodec {
       const uint64_t at = r.last();
       const uint64_t k = r.Param("slice k");
       const uint64_t cap = ScalableFilter::CapacityOf(n0, o.growth, i);
+      // At most its capacity (a merged filter may hold slices below it).
       const uint64_t inserted = r.Param("slice inserted", 0, cap);
       FilterParams want;
       try {
@@ -530,9 +531,6 @@ struct GardenCodec {
         r.Fail(at, "slice " + std::to_string(i) + " has " + std::to_string(blocks) + " blocks and k = " + std::to_string(k) +
                        ": expected " + std::to_string(want.num_blocks) + " blocks and k = " + std::to_string(want.k) +
                        " (what the parameters give)");
-      if (i + 1 < n && inserted != cap)
-        r.Fail(r.last(), "slice " + std::to_string(i) + " holds " + std::to_string(inserted) +
-                             " keys but is not the last: expected it full at " + std::to_string(cap));
       bytes += kernels::PayloadBytes(static_cast<kernels::LayoutId>(o.layout), want.num_blocks);
       plan.push_back(want);
       counts.push_back(inserted);

@@ -44,7 +44,11 @@ namespace blockbloom::garden {
 // (slice i of both uses the same size and derived hash); the merged filter has
 // the longer chain. Refused (std::invalid_argument, naming why) for different
 // parameters, or when a slice's summed key count exceeds its capacity n_i
-// (its rate would exceed P_i and the bound P would no longer hold).
+// (its rate would exceed P_i and the bound P would no longer hold). The slices
+// are sized so that their rates sum to exactly P, so there is no slack to
+// spend: in practice two filters merge while their keys together fit the
+// slices, e.g. two digests each holding at most n_0 / 2 keys; a filter that
+// has opened slice 1 (slice 0 full) merges only with an empty one.
 //
 // Thread safety: const members may run concurrently with each other; any
 // writer (Insert, Clear, MergeFrom, a load) needs exclusive access.
