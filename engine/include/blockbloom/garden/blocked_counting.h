@@ -1,9 +1,18 @@
 // BlockedCountingFilter: a counting Bloom filter whose k 4-bit counters of a
 // key all live in one 64-byte cache line, so a key costs one cache miss (the
 // classic CountingFilter costs k: ~220 ns a key at 50 MB against ~one miss
-// here). Insert, Remove, MayContain and Count run through SIMD kernels
-// dispatched at run time with a prefetching batch pipeline (kernels/counting.h
-// states the bit layout; every target writes the bytes of the scalar reference).
+// here). Insert and Remove update the whole line with SIMD SWAR arithmetic on
+// its 128 nibbles, MayContain and Count read the key's k nibbles; all run in
+// kernels dispatched at run time behind a prefetching batch pipeline
+// (kernels/counting.h states the bit layout; every target writes the bytes of
+// the scalar reference).
+//
+// Speed (bench/garden_bench.cc, 1M keys at 1%, 5.4 MB, AMD EPYC with AVX2, a
+// machine loaded by other builds, CPU time): insert batch 17.3 ns a key,
+// query batch 12.9 ns (absent) / 14.2 ns (present), against the engine's
+// blocked512 batch 10.2 ns insert, 7.9 / 7.6 ns query in the same run (1.7x /
+// 1.6x-1.9x); the classic CountingFilter takes 243 ns per-key / 64 ns batched
+// to insert at 4.8 MB.
 //
 //   auto f = blockbloom::garden::BlockedCountingFilter::ForKeys(1'000'000, 0.01);
 //   f.InsertBatch(keys);                     // SIMD hashing + prefetch
