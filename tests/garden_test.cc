@@ -226,6 +226,39 @@ TEST(GardenCounting, FalsePositiveRateMatchesTheClassicFormula) {
   ExpectRate(CountFalsePositives(f, kTrials), kTrials, f.Fpr(kKeys));
 }
 
+TEST(GardenCounting, BatchesEqualPerKeyCallsInOrder) {
+  CountingFilter one(50000, 6), batch(50000, 6);
+  std::vector<uint64_t> hashes;
+  for (uint64_t x = 0; x < 8000; ++x) hashes.push_back(one.hasher()(x % 5000));  // repeats: counts > 1
+  for (uint64_t h : hashes) one.InsertHash(h);
+  batch.InsertHashBatch(hashes);
+  EXPECT_TRUE(batch == one);
+  std::vector<uint64_t> probes;
+  for (uint64_t x = 0; x < 10000; ++x) probes.push_back(one.hasher()(x));
+  std::vector<uint8_t> out(probes.size());
+  std::vector<uint64_t> counts(probes.size());
+  const size_t hits = batch.MayContainHashBatch(probes, out);
+  batch.CountHashBatch(probes, counts);
+  size_t expect = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    ASSERT_EQ(out[i] != 0, one.MayContainHash(probes[i]));
+    ASSERT_EQ(counts[i], one.CountHash(probes[i]));
+    expect += out[i];
+  }
+  EXPECT_EQ(hits, expect);
+  const size_t removed = batch.RemoveHashBatch(probes, out);
+  size_t expect_removed = 0;
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const bool r = one.RemoveHash(probes[i]);
+    ASSERT_EQ(out[i] != 0, r) << i;
+    expect_removed += r;
+  }
+  EXPECT_EQ(removed, expect_removed);
+  EXPECT_TRUE(batch == one);
+  std::vector<uint8_t> small(3);
+  ExpectInvalid([&] { batch.MayContainHashBatch(probes, small); }, "output span");
+}
+
 TEST(GardenCounting, RejectsBadParameters) {
   ExpectInvalid([] { CountingFilter(0, 3); }, "cells");
   ExpectInvalid([] { CountingFilter(100, 0); }, "k = 0");
@@ -411,11 +444,11 @@ TEST(GardenStable, ZeroFractionConvergesToTheStablePoint) {
   // decrement events, far above Max = 3, so the chain is at its stationary
   // distribution (the initial state's weight is below e^-30). Each cell is then 0
   // with probability Z; the cells are slightly negatively correlated (exactly P
-  // decrements and K sets per insert), so the count of zero cells varies no more
-  // than Binomial(m, Z) and its 99.99% acceptance interval is a conservative
-  // bound. The formula's own approximations (decrements drawn with replacement,
-  // K/m for a set) are O(P/m) = 6e-4 relative, below the interval's ~2.4%.
-  StableFilter f(1 << 14, 3, 2, 10, /*rng_seed=*/11);
+  // distinct decrements and K sets per insert), so the count of zero cells
+  // varies no more than Binomial(m, Z) and its 99.99% acceptance interval is a
+  // conservative bound. The formula's own approximation (K/m for a set) is
+  // O(K/m) = 2e-4 relative, below the interval's ~2.4%.
+  StableFilter f(1 << 14, 3, /*max_value=*/3, 10, /*rng_seed=*/11);
   EXPECT_NEAR(f.StableZeroFraction(), 0.4551, 5e-4);
   for (uint64_t x = 0; x < 50000; ++x) f.Insert(x);
   const CountInterval a = BinomialAcceptance(f.cells(), f.StableZeroFraction(), kConfidence);
@@ -430,7 +463,7 @@ TEST(GardenStable, ZeroFractionConvergesToTheStablePoint) {
 }
 
 TEST(GardenStable, TheNewestKeyIsFoundAndOldKeysFade) {
-  StableFilter f(4096, 4, 2, 20, /*rng_seed=*/3);
+  StableFilter f(4096, 4, /*max_value=*/3, 20, /*rng_seed=*/3);
   for (uint64_t x = 0; x < 20000; ++x) {
     f.Insert(x);
     ASSERT_TRUE(f.MayContain(x)) << "the key just inserted must be found";
@@ -441,7 +474,7 @@ TEST(GardenStable, TheNewestKeyIsFoundAndOldKeysFade) {
 }
 
 TEST(GardenStable, TheRandomStreamIsReproducibleFromItsSeed) {
-  StableFilter a(1000, 3, 4, 7, 99), b(1000, 3, 4, 7, 99), c(1000, 3, 4, 7, 100);
+  StableFilter a(1000, 3, 15, 7, 99), b(1000, 3, 15, 7, 99), c(1000, 3, 15, 7, 100);
   for (uint64_t x = 0; x < 500; ++x) {
     a.Insert(x);
     b.Insert(x);
@@ -454,22 +487,223 @@ TEST(GardenStable, TheRandomStreamIsReproducibleFromItsSeed) {
   }
   EXPECT_TRUE(same);
   EXPECT_TRUE(differ);
-  ExpectInvalid([] { StableFilter(100, 3, 3, 1); }, "cell bits");
+  ExpectInvalid([] { StableFilter(100, 3, 256, 1); }, "max value Max = 256");
+  ExpectInvalid([] { StableFilter(100, 3, 0, 1); }, "max value Max = 0");
   ExpectInvalid([] { StableFilter(100, 3, 2, 101); }, "decrements P");
+}
+
+TEST(GardenStable, AnyMaxUpTo255IsKeptInTheSmallestCells) {
+  for (const auto& [max, bits] : {std::pair{1u, 1u}, std::pair{2u, 2u}, std::pair{3u, 2u}, std::pair{5u, 4u},
+                                  std::pair{7u, 4u}, std::pair{100u, 8u}, std::pair{255u, 8u}}) {
+    StableFilter f(512, 3, max, 4, 1);
+    EXPECT_EQ(f.max_value(), max);
+    EXPECT_EQ(f.cell_bits(), bits);
+    for (uint64_t x = 0; x < 300; ++x) f.Insert(x);
+    uint64_t at_max = 0;
+    for (uint64_t i = 0; i < f.cells(); ++i) {
+      ASSERT_LE(f.CellAt(i), max);
+      at_max += f.CellAt(i) == max;
+    }
+    EXPECT_GT(at_max, 0u) << "sets write Max itself, not 2^d - 1";
+  }
+}
+
+TEST(GardenStable, DecrementsHitDistinctCells) {
+  // P = m: every insert decrements every cell exactly once (with replacement,
+  // about 1/e of the cells would be missed). Max = 5 so the ages are visible.
+  StableFilter f(64, 1, 5, 64, 7);
+  f.Insert(uint64_t{1});  // one cell at 5
+  for (uint64_t i = 0; i < f.cells(); ++i) ASSERT_LE(f.CellAt(i), 5u);
+  const Probes p = ProbeCells(f.hasher()(uint64_t{1}), 1, f.cells());
+  f.Insert(uint64_t{2});  // every cell decremented once, then key 2's cell set
+  const Probes q = ProbeCells(f.hasher()(uint64_t{2}), 1, f.cells());
+  if (p.cell[0] != q.cell[0]) {
+    EXPECT_EQ(f.CellAt(p.cell[0]), 4u) << "decremented exactly once";
+  }
+  uint64_t nonzero = 0;
+  for (uint64_t i = 0; i < f.cells(); ++i) nonzero += f.CellAt(i) != 0;
+  EXPECT_EQ(nonzero, p.cell[0] == q.cell[0] ? 1u : 2u);
+  // Large P takes the hash-set path of the sampler: still P distinct cells.
+  StableFilter big(1000, 1, 1, 1000, 5);
+  big.Insert(uint64_t{9});
+  big.Insert(uint64_t{10});  // decrements all 1000 cells once: key 9's cell goes back to 0
+  uint64_t set = 0;
+  for (uint64_t i = 0; i < big.cells(); ++i) set += big.CellAt(i);
+  EXPECT_EQ(set, 1u) << "P = m clears every cell before the set";
+  // Smaller P: the model's zero fraction still holds (distinct draws are what it assumes).
+  StableFilter g(1 << 14, 3, 5, 40, 3);
+  for (uint64_t x = 0; x < 60000; ++x) g.Insert(x);
+  const CountInterval a = BinomialAcceptance(g.cells(), g.StableZeroFraction(), kConfidence);
+  EXPECT_GE(g.ZeroCells(), a.lo);
+  EXPECT_LE(g.ZeroCells(), a.hi);
+}
+
+// ---- Clear() on every type ------------------------------------------------------------------------
+
+TEST(GardenClear, EveryTypeReturnsToItsEmptyState) {
+  CountingFilter c(1000, 3);
+  SpectralFilter s(1000, 3, SpectralFilter::Policy::kRecurringMinimum);
+  CountMinSketch cm(100, 4);
+  BitwiseFilter b(3, {256, 2, 2});
+  StableFilter st(1000, 3, 3, 5, 42), st_fresh(1000, 3, 3, 5, 42);
+  A2Filter a2(1 << 12, 0.05);
+  ScalableFilter sc(50, 0.01);
+  for (uint64_t x = 0; x < 500; ++x) {
+    c.Insert(x);
+    s.Insert(x);
+    cm.Add(x);
+    b.Insert(x);
+    st.Insert(x);
+    a2.Insert(x);
+    sc.Insert(x);
+  }
+  ASSERT_GT(sc.slices(), 1u);
+  ASSERT_GT(a2.swaps(), 0u);
+  c.Clear();
+  s.Clear();
+  cm.Clear();
+  b.Clear();
+  st.Clear();
+  a2.Clear();
+  sc.Clear();
+  for (uint64_t x = 0; x < 500; ++x) {
+    ASSERT_FALSE(c.MayContain(x));
+    ASSERT_EQ(s.Count(x), 0u);
+    ASSERT_EQ(cm.Estimate(x), 0u);
+    ASSERT_EQ(b.Count(x), 0u);
+    ASSERT_FALSE(st.MayContain(x));
+    ASSERT_FALSE(a2.MayContain(x));
+    ASSERT_FALSE(sc.MayContain(x));
+  }
+  EXPECT_EQ(cm.total(), 0u);
+  EXPECT_EQ(sc.slices(), 1u);
+  EXPECT_EQ(sc.inserted(), 0u);
+  EXPECT_EQ(a2.swaps(), 0u);
+  EXPECT_EQ(st.inserted(), 0u);
+  // The stable filter's random stream restarts: it replays like a fresh one.
+  for (uint64_t x = 0; x < 100; ++x) {
+    st.Insert(x);
+    st_fresh.Insert(x);
+  }
+  for (uint64_t i = 0; i < st.cells(); ++i) ASSERT_EQ(st.CellAt(i), st_fresh.CellAt(i));
+}
+
+// ---- Count-min: overflow and conservative update -------------------------------------------------
+
+TEST(GardenCountMin, OverflowIsRefusedAndChangesNothing) {
+  CountMinSketch cm(64, 3);
+  cm.Add(uint64_t{1}, UINT64_MAX - 5);
+  EXPECT_THROW(cm.Add(uint64_t{2}, 6), std::overflow_error);
+  EXPECT_EQ(cm.total(), UINT64_MAX - 5);
+  EXPECT_EQ(cm.Estimate(uint64_t{2}), cm.Estimate(uint64_t{2}));
+  EXPECT_EQ(cm.Estimate(uint64_t{1}), UINT64_MAX - 5) << "no counter wrapped";
+  cm.Add(uint64_t{2}, 5);
+  EXPECT_EQ(cm.total(), UINT64_MAX);
+  const std::vector<uint64_t> h = {cm.hasher()(uint64_t{3})};
+  EXPECT_THROW(cm.AddHashBatch(h), std::overflow_error);
+  CountMinSketch other(64, 3);
+  other.Add(uint64_t{4});
+  EXPECT_THROW(cm.MergeFrom(other), std::overflow_error);
+  EXPECT_EQ(cm.Estimate(uint64_t{4}), cm.Estimate(uint64_t{4}));
+  EXPECT_EQ(cm.total(), UINT64_MAX);
+}
+
+TEST(GardenCountMin, ConservativeUpdateNeverUnderCountsAndErrsLess) {
+  const Multiset ms = MakeMultiset(20000, 30, 5);
+  CountMinSketch::Options cu;
+  cu.conservative = true;
+  CountMinSketch plain(2000, 4), cons(2000, 4, cu);
+  for (uint64_t x : ms.stream) {
+    plain.Add(x);
+    cons.Add(x);
+  }
+  uint64_t err_plain = 0, err_cons = 0;
+  for (const auto& [x, f] : ms.truth) {
+    ASSERT_GE(cons.Estimate(x), f) << x;
+    ASSERT_LE(cons.Estimate(x), plain.Estimate(x)) << "each CU counter is <= the plain one";
+    err_plain += plain.Estimate(x) - f;
+    err_cons += cons.Estimate(x) - f;
+  }
+  EXPECT_LT(err_cons, err_plain / 2) << err_cons << " vs " << err_plain;
+  EXPECT_EQ(cons.total(), ms.stream.size());
+}
+
+TEST(GardenCountMin, BatchesEqualPerKeyCallsAndMergeAddsWithWeights) {
+  const Multiset ms = MakeMultiset(5000, 10, 9);
+  for (bool conservative : {false, true}) {
+    CountMinSketch::Options o;
+    o.conservative = conservative;
+    CountMinSketch one(997, 5, o), batch(997, 5, o);
+    std::vector<uint64_t> hashes;
+    for (uint64_t x : ms.stream) {
+      one.Add(x);
+      hashes.push_back(batch.hasher()(x));
+    }
+    batch.AddHashBatch(hashes);
+    std::vector<uint64_t> est(hashes.size());
+    batch.EstimateHashBatch(hashes, est);
+    for (size_t i = 0; i < hashes.size(); ++i) ASSERT_EQ(est[i], one.EstimateHash(hashes[i]));
+    for (uint32_t r = 0; r < 5; ++r)
+      for (uint64_t c = 0; c < 997; ++c) ASSERT_EQ(one.CounterAt(r, c), batch.CounterAt(r, c));
+  }
+  CountMinSketch a(500, 4), b(500, 4), both(500, 4);
+  for (uint64_t x = 0; x < 3000; ++x) {
+    (x % 3 == 0 ? a : b).Add(x, x % 7 + 1);
+    both.Add(x, x % 3 == 0 ? x % 7 + 1 : 3 * (x % 7 + 1));
+  }
+  a.MergeFrom(b, 3);
+  for (uint32_t r = 0; r < 4; ++r)
+    for (uint64_t c = 0; c < 500; ++c) ASSERT_EQ(a.CounterAt(r, c), both.CounterAt(r, c));
+  EXPECT_EQ(a.total(), both.total());
+  ExpectInvalid([&] { a.MergeFrom(CountMinSketch(501, 4)); }, "width");
 }
 
 // ---- A2Filter -----------------------------------------------------------------------------------------
 
-TEST(GardenA2, ParametersFollowTheFormulas) {
-  // f = 1%: f_a = 1 - sqrt(0.99) = 0.0050126, k_a = floor(7.64) = 7,
-  // capacity = floor(2^16 / 14 * ln 2) = 3244.
-  const A2Filter::Params p = A2Filter::ParamsFor(1 << 16, 0.01);
-  EXPECT_NEAR(p.vector_fpr, 1 - std::sqrt(0.99), 1e-15);
-  EXPECT_EQ(p.k, 7u);
-  EXPECT_EQ(p.capacity, 3244u);
-  ExpectInvalid([] { A2Filter::ParamsFor(1 << 16, 0.9); }, "fpr");
+// Both vectors of M bits full at n keys: 1 - (1 - f_c)^2.
+double A2BothFull(double m, uint64_t n, uint32_t k) {
+  const double fc = ClassicFprExact(m, static_cast<double>(n), k);
+  return 1.0 - (1.0 - fc) * (1.0 - fc);
+}
+
+TEST(GardenA2, CapacityIsTheLargestThatMeetsTheTargetOverEveryK) {
+  for (const auto& [bits, f] : {std::pair{uint64_t{1} << 20, 0.01}, std::pair{uint64_t{1} << 20, 0.02},
+                                std::pair{uint64_t{1} << 20, 0.001}, std::pair{uint64_t{1} << 16, 0.01}}) {
+    const A2Filter::Params p = A2Filter::ParamsFor(bits, f);
+    const double m = static_cast<double>(bits / 2);
+    std::printf("[ measured ] A2 m = %llu, f = %g: k_a = %u, capacity %llu, both full %.6f\n",
+                static_cast<unsigned long long>(bits), f, p.k, static_cast<unsigned long long>(p.capacity),
+                A2BothFull(m, p.capacity, p.k));
+    EXPECT_LE(A2BothFull(m, p.capacity, p.k), f) << "the target holds at capacity";
+    EXPECT_NEAR(p.vector_fpr, ClassicFprExact(m, static_cast<double>(p.capacity), p.k), 1e-15);
+    // No k holds one key more within the target.
+    for (uint32_t k = 1; k <= kMaxProbes; ++k) EXPECT_GT(A2BothFull(m, p.capacity + 1, k), f) << "k=" << k;
+  }
+  // The article's sizing at m = 2^20, f = 1%: k_a = floor(-log2(1 - sqrt(0.99))) = 7 and
+  // (m / 14) ln 2 = 51,915 keys, which reach 1.53%; 7 probes meet 1% only up to 47,450.
+  const double m = 1 << 19;
+  EXPECT_GT(A2BothFull(m, 51915, 7), 0.015);
+  EXPECT_LE(A2BothFull(m, 47450, 7), 0.01);
+  EXPECT_GT(A2BothFull(m, 47451, 7), 0.01);
+  EXPECT_GE(A2Filter::ParamsFor(1 << 20, 0.01).capacity, 47450u);
   ExpectInvalid([] { A2Filter::ParamsFor(1, 0.01); }, "bits");
-  ExpectInvalid([] { A2Filter::ParamsFor(8, 0.01); }, "holds no key");
+  ExpectInvalid([] { A2Filter::ParamsFor(1 << 16, 1.0); }, "fpr");
+  ExpectInvalid([] { A2Filter::ParamsFor(8, 1e-6); }, "holds no key");
+}
+
+TEST(GardenA2, MeetsItsTargetWithBothVectorsAtCapacity) {
+  constexpr double kTarget = 0.01;
+  A2Filter f(1 << 18, kTarget);
+  uint64_t x = 0;
+  while (f.swaps() == 0 || f.active_count() < f.capacity()) f.Insert(x++);
+  ASSERT_EQ(f.passive_count(), f.capacity());
+  ASSERT_EQ(f.active_count(), f.capacity());
+  EXPECT_NEAR(f.Fpr(), f.FprAtCapacity(), 1e-15);
+  EXPECT_LE(f.FprAtCapacity(), kTarget);
+  constexpr uint64_t kTrials = 1000000;
+  const uint64_t hits = CountFalsePositives(f, kTrials);
+  ExpectRate(hits, kTrials, f.FprAtCapacity());
+  EXPECT_LT(ClopperPearson(hits, kTrials, kConfidence).lo, kTarget) << "measured rate significantly above the target";
 }
 
 TEST(GardenA2, SwapsWhenTheActiveVectorIsFull) {
@@ -510,15 +744,16 @@ TEST(GardenA2, RecentKeysAreAlwaysFoundAndTheRateMatchesTheModel) {
 
 // ---- ScalableFilter -------------------------------------------------------------------------------------
 
-TEST(GardenScalable, SlicesGrowAsSpecifiedAndTheRateStaysUnderTheLimit) {
+TEST(GardenScalable, SlicesGrowAsSpecifiedAndTheRateStaysUnderTheOverallBound) {
   for (Layout layout : {Layout::kBlocked512, Layout::kClassic}) {
     ScalableFilter::Options o;
     o.layout = layout;
     o.growth = 2;
     o.tightening = 0.85;
     constexpr uint64_t kFirst = 1000;
-    constexpr double kP0 = 0.01;
-    ScalableFilter f(kFirst, kP0, o);
+    constexpr double kP = 0.01;  // the overall bound; P_0 = P (1 - r) = 0.0015
+    ScalableFilter f(kFirst, kP, o);
+    EXPECT_NEAR(f.first_slice_fpr(), kP * 0.15, 1e-15);
     constexpr uint64_t kKeys = 14000;  // slices of 1000, 2000, 4000, 8000
     for (uint64_t x = 0; x < kKeys; ++x) f.Insert(x);
     for (uint64_t x = 0; x < kKeys; ++x) ASSERT_TRUE(f.MayContain(x)) << "false negative " << x;
@@ -526,7 +761,7 @@ TEST(GardenScalable, SlicesGrowAsSpecifiedAndTheRateStaysUnderTheLimit) {
     for (size_t i = 0; i < f.slices(); ++i) {
       const Filter& s = f.slice(i);
       EXPECT_EQ(f.SliceCapacity(i), kFirst << i);
-      EXPECT_NEAR(f.SliceFpr(i), kP0 * std::pow(0.85, i), 1e-15);
+      EXPECT_NEAR(f.SliceFpr(i), kP * 0.15 * std::pow(0.85, i), 1e-15);
       EXPECT_LE(PredictFpr(layout, s.num_blocks(), s.k(), f.SliceCapacity(i)), f.SliceFpr(i));
       if (i + 1 < f.slices()) {
         EXPECT_EQ(s.inserted(), f.SliceCapacity(i)) << "full slice " << i;
@@ -536,13 +771,37 @@ TEST(GardenScalable, SlicesGrowAsSpecifiedAndTheRateStaysUnderTheLimit) {
       }
     }
     EXPECT_LE(f.inserted(), kKeys) << "keys the filter already reported were not added";
-    EXPECT_LE(f.Fpr(), ScalableCompoundFpr(kP0, 0.85, 4));
-    EXPECT_LT(ScalableCompoundFpr(kP0, 0.85, 4), ScalableFprLimit(kP0, 0.85));
-    constexpr uint64_t kTrials = 200000;
+    EXPECT_LE(f.Fpr(), ScalableCompoundFpr(f.first_slice_fpr(), 0.85, 4));
+    EXPECT_LT(ScalableCompoundFpr(f.first_slice_fpr(), 0.85, 4), kP);
+    EXPECT_NEAR(ScalableFprLimit(f.first_slice_fpr(), 0.85), kP, 1e-15);
+    constexpr uint64_t kTrials = 400000;
     const uint64_t hits = CountFalsePositives(f, kTrials);
     ExpectRate(hits, kTrials, f.Fpr());
-    EXPECT_LT(ClopperPearson(hits, kTrials, kConfidence).hi, ScalableFprLimit(kP0, 0.85)) << LayoutName(layout);
+    EXPECT_LT(ClopperPearson(hits, kTrials, kConfidence).hi, kP) << LayoutName(layout);
   }
+}
+
+TEST(GardenScalable, ImpossibleSlicesAreRefusedClearlyAndChangeNothing) {
+  // Growth 1 keeps every slice at n_0 keys while its rate tightens by 0.85:
+  // blocked512 soon cannot reach it (it used to throw bad_alloc at slice 198).
+  ScalableFilter::Options o;
+  o.growth = 1;
+  ScalableFilter f(100, 0.01, o);
+  uint64_t x = 0;
+  std::string message;
+  try {
+    for (; x < 100 * 200; ++x) f.Insert(x);
+  } catch (const std::length_error& e) {
+    message = e.what();
+  }
+  ASSERT_FALSE(message.empty()) << "no refusal after " << f.slices() << " slices";
+  std::printf("[ measured ] refused at slice %zu: %s\n", f.slices(), message.c_str());
+  EXPECT_NE(message.find("slice " + std::to_string(f.slices())), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("blockbloom: scalable filter: ", 0), 0u) << message;
+  const uint64_t before = f.inserted();
+  EXPECT_THROW(f.Insert(x), std::length_error);
+  EXPECT_EQ(f.inserted(), before) << "a refused insert changes nothing";
+  for (uint64_t y = 0; y < x; ++y) ASSERT_TRUE(f.MayContain(y));
 }
 
 TEST(GardenScalable, DuplicatesDoNotUseCapacityAndStringsWork) {

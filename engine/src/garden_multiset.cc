@@ -118,6 +118,91 @@ void CountingFilter::Clear() {
   saturations_ = 0;
 }
 
+namespace {
+void CheckOut(size_t n, size_t out) {
+  if (out < n)
+    Invalid("output span holds " + std::to_string(out) + " entries: expected at least " + std::to_string(n) +
+            " (one per hash)");
+}
+// Prefetch the words of the k cells of `hash`, for writing or reading.
+template <bool kWrite>
+void PrefetchCells(const PackedCounters& c, uint64_t hash, uint32_t k) {
+  const uint64_t step = kernels::ClassicStep(hash);
+  uint64_t g = hash;
+  for (uint32_t i = 0; i < k; ++i, g += step) __builtin_prefetch(c.WordOf(kernels::ClassicIndex(g, c.size())), kWrite, 3);
+}
+}  // namespace
+
+void CountingFilter::InsertHashBatch(std::span<const uint64_t> hashes) {
+  const size_t n = hashes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) PrefetchCells<true>(counters_, hashes[i + kPrefetchAhead], k_);
+    InsertHash(hashes[i]);
+  }
+}
+
+size_t CountingFilter::RemoveHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> removed) {
+  CheckOut(hashes.size(), removed.size());
+  const size_t n = hashes.size();
+  size_t done = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) PrefetchCells<true>(counters_, hashes[i + kPrefetchAhead], k_);
+    removed[i] = RemoveHash(hashes[i]);
+    done += removed[i];
+  }
+  return done;
+}
+
+size_t CountingFilter::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
+  CheckOut(hashes.size(), out.size());
+  const size_t n = hashes.size();
+  size_t hits = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) PrefetchCells<false>(counters_, hashes[i + kPrefetchAhead], k_);
+    out[i] = MayContainHash(hashes[i]);
+    hits += out[i];
+  }
+  return hits;
+}
+
+void CountingFilter::CountHashBatch(std::span<const uint64_t> hashes, std::span<uint64_t> out) const {
+  CheckOut(hashes.size(), out.size());
+  const size_t n = hashes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) PrefetchCells<false>(counters_, hashes[i + kPrefetchAhead], k_);
+    out[i] = CountHash(hashes[i]);
+  }
+}
+
+namespace {
+void CheckSameCounting(const CountingFilter& a, const CountingFilter& b, const char* what) {
+  auto differ = [&](const char* field, uint64_t x, uint64_t y) {
+    Invalid(std::string("cannot merge ") + what + ": " + field + " differs (" + std::to_string(x) + " vs " +
+            std::to_string(y) + "): expected equal parameters");
+  };
+  if (a.cells() != b.cells()) differ("cells", a.cells(), b.cells());
+  if (a.k() != b.k()) differ("k", a.k(), b.k());
+  if (a.width() != b.width()) differ("counter width", a.width(), b.width());
+  if (a.hasher().kind != b.hasher().kind)
+    differ("hash", static_cast<uint64_t>(a.hasher().kind), static_cast<uint64_t>(b.hasher().kind));
+  if (a.hasher().seed != b.hasher().seed) differ("seed", a.hasher().seed, b.hasher().seed);
+}
+}  // namespace
+
+void CountingFilter::MergeFrom(const CountingFilter& other) {
+  CheckSameCounting(*this, other, "counting filters");
+  const uint64_t max = counters_.max();
+  for (uint64_t i = 0; i < cells(); ++i) {
+    const uint64_t a = counters_.Get(i), b = other.counters_.Get(i);
+    counters_.Set(i, a + b >= max || a + b < a ? max : a + b);
+  }
+  saturations_ += other.saturations_;
+}
+
+bool CountingFilter::operator==(const CountingFilter& o) const {
+  return k_ == o.k_ && hasher_.kind == o.hasher_.kind && hasher_.seed == o.hasher_.seed && counters_ == o.counters_;
+}
+
 // ---- SpectralFilter ---------------------------------------------------------------------------
 
 namespace {
@@ -189,6 +274,18 @@ bool SpectralFilter::RemoveHash(uint64_t hash) {
   return primary_.RemoveHash(hash);
 }
 
+void SpectralFilter::Clear() {
+  primary_.Clear();
+  if (secondary_) secondary_->Clear();
+}
+
+void SpectralFilter::MergeFrom(const SpectralFilter& other) {
+  if (policy_ != Policy::kMinimumSelection || other.policy_ != Policy::kMinimumSelection)
+    Invalid("spectral filters merge only under Minimum Selection: Minimum Increase and Recurring Minimum "
+            "counters record decisions taken against one stream's state, which a sum does not reproduce");
+  primary_.MergeFrom(other.primary_);
+}
+
 uint64_t SpectralFilter::CountHash(uint64_t hash) const {
   const Probes p = ProbeCells(hash, primary_.k(), primary_.cells());
   const uint64_t mn = primary_.Min(p);
@@ -209,13 +306,20 @@ double CountMinEpsilon(uint64_t width) { return std::numbers::e / static_cast<do
 double CountMinDelta(uint32_t depth) { return std::exp(-static_cast<double>(depth)); }
 
 CountMinSketch::CountMinSketch(uint64_t width, uint32_t depth, HashKind hash, uint64_t seed)
-    : width_(width), depth_(depth), hasher_{hash, seed} {
+    : CountMinSketch(width, depth, Options{hash, seed, false}) {}
+
+CountMinSketch::CountMinSketch(uint64_t width, uint32_t depth, const Options& options)
+    : width_(width), depth_(depth), conservative_(options.conservative), hasher_{options.hash, options.seed} {
   CheckRange("width", width, 1, kMaxCountMinWidth);
   CheckRange("depth", depth, 1, kMaxProbes);
   counts_.assign(width * depth, 0);
 }
 
 CountMinSketch CountMinSketch::ForError(double eps, double delta, HashKind hash, uint64_t seed) {
+  return ForError(eps, delta, Options{hash, seed, false});
+}
+
+CountMinSketch CountMinSketch::ForError(double eps, double delta, const Options& options) {
   CheckOpen("eps", eps, 0.0, 1.0);
   CheckOpen("delta", delta, 0.0, 1.0);
   // eps = e / w and delta = e^-d, rounded up to whole columns and rows.
@@ -226,14 +330,107 @@ CountMinSketch CountMinSketch::ForError(double eps, double delta, HashKind hash,
             " rows: expected delta >= e^-32 (at most 32 rows)");
   if (w > static_cast<double>(kMaxCountMinWidth))
     Invalid("eps = " + std::to_string(eps) + " needs more than 2^32 columns: expected eps >= e / 2^32");
-  return CountMinSketch(static_cast<uint64_t>(w), static_cast<uint32_t>(d), hash, seed);
+  return CountMinSketch(static_cast<uint64_t>(w), static_cast<uint32_t>(d), options);
 }
 
+namespace {
+[[noreturn]] void CountMinOverflow(uint64_t total, uint64_t add) {
+  throw std::overflow_error("blockbloom: count-min sketch: total count N = " + std::to_string(total) + " + " +
+                            std::to_string(add) + " would pass 2^64 - 1: expected N to stay within 64 bits");
+}
+}  // namespace
+
 void CountMinSketch::AddHash(uint64_t hash, uint64_t count) {
+  // Every counter is <= N, so N + count not overflowing means no counter does.
+  if (count > std::numeric_limits<uint64_t>::max() - total_) CountMinOverflow(total_, count);
+  const uint64_t step = kernels::ClassicStep(hash);
+  if (conservative_) {
+    const uint64_t target = EstimateHash(hash) + count;
+    uint64_t g = hash;
+    for (uint32_t row = 0; row < depth_; ++row, g += step) {
+      uint64_t& c = counts_[row * width_ + kernels::ClassicIndex(g, width_)];
+      c = std::max(c, target);
+    }
+  } else {
+    uint64_t g = hash;
+    for (uint32_t row = 0; row < depth_; ++row, g += step) counts_[row * width_ + kernels::ClassicIndex(g, width_)] += count;
+  }
+  total_ += count;
+}
+
+namespace {
+void PrefetchRows(const std::vector<uint64_t>& counts, uint64_t width, uint32_t depth, uint64_t hash, bool write) {
   const uint64_t step = kernels::ClassicStep(hash);
   uint64_t g = hash;
-  for (uint32_t row = 0; row < depth_; ++row, g += step) counts_[row * width_ + kernels::ClassicIndex(g, width_)] += count;
-  total_ += count;
+  for (uint32_t row = 0; row < depth; ++row, g += step) {
+    const uint64_t* p = counts.data() + row * width + kernels::ClassicIndex(g, width);
+    if (write) {
+      __builtin_prefetch(p, 1, 3);
+    } else {
+      __builtin_prefetch(p, 0, 3);
+    }
+  }
+}
+}  // namespace
+
+void CountMinSketch::AddHashBatch(std::span<const uint64_t> hashes) {
+  if (hashes.size() > std::numeric_limits<uint64_t>::max() - total_) CountMinOverflow(total_, hashes.size());
+  const size_t n = hashes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) PrefetchRows(counts_, width_, depth_, hashes[i + kPrefetchAhead], true);
+    AddHash(hashes[i], 1);
+  }
+}
+
+void CountMinSketch::AddHashBatch(std::span<const uint64_t> hashes, std::span<const uint64_t> counts) {
+  if (counts.size() != hashes.size())
+    Invalid("counts span holds " + std::to_string(counts.size()) + " entries: expected " +
+            std::to_string(hashes.size()) + " (one per hash)");
+  uint64_t sum = 0;
+  for (uint64_t c : counts) {
+    if (c > std::numeric_limits<uint64_t>::max() - sum) CountMinOverflow(total_, std::numeric_limits<uint64_t>::max());
+    sum += c;
+  }
+  if (sum > std::numeric_limits<uint64_t>::max() - total_) CountMinOverflow(total_, sum);
+  const size_t n = hashes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) PrefetchRows(counts_, width_, depth_, hashes[i + kPrefetchAhead], true);
+    AddHash(hashes[i], counts[i]);
+  }
+}
+
+void CountMinSketch::EstimateHashBatch(std::span<const uint64_t> hashes, std::span<uint64_t> out) const {
+  CheckOut(hashes.size(), out.size());
+  const size_t n = hashes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) PrefetchRows(counts_, width_, depth_, hashes[i + kPrefetchAhead], false);
+    out[i] = EstimateHash(hashes[i]);
+  }
+}
+
+void CountMinSketch::Clear() {
+  std::fill(counts_.begin(), counts_.end(), 0);
+  total_ = 0;
+}
+
+void CountMinSketch::MergeFrom(const CountMinSketch& o, uint64_t weight) {
+  auto differ = [&](const char* field, uint64_t x, uint64_t y) {
+    Invalid(std::string("cannot merge count-min sketches: ") + field + " differs (" + std::to_string(x) + " vs " +
+            std::to_string(y) + "): expected equal parameters");
+  };
+  if (width_ != o.width_) differ("width", width_, o.width_);
+  if (depth_ != o.depth_) differ("depth", depth_, o.depth_);
+  if (hasher_.kind != o.hasher_.kind)
+    differ("hash", static_cast<uint64_t>(hasher_.kind), static_cast<uint64_t>(o.hasher_.kind));
+  if (hasher_.seed != o.hasher_.seed) differ("seed", hasher_.seed, o.hasher_.seed);
+  if (conservative_ != o.conservative_) differ("conservative update", conservative_, o.conservative_);
+  // Counters are <= N, so checking N + weight N' covers every counter.
+  if (weight != 0 && o.total_ > (std::numeric_limits<uint64_t>::max() - total_) / weight)
+    throw std::overflow_error("blockbloom: count-min merge: N = " + std::to_string(total_) + " + " +
+                              std::to_string(weight) + " x " + std::to_string(o.total_) +
+                              " would pass 2^64 - 1: expected the merged total to stay within 64 bits");
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += weight * o.counts_[i];
+  total_ += weight * o.total_;
 }
 
 uint64_t CountMinSketch::EstimateHash(uint64_t hash) const {
@@ -309,6 +506,16 @@ uint64_t BitwiseFilter::CountHash(uint64_t hash) const {
     shift += level.width();
   }
   return count;
+}
+
+void BitwiseFilter::Clear() {
+  for (CountingFilter& level : levels_) level.Clear();
+  saturations_ = 0;
+}
+
+void BitwiseFilter::MergeFrom(const BitwiseFilter&) {
+  Invalid("bitwise filters cannot be merged: each level holds one base-2^w digit with carries, and digits do "
+          "not add counter-wise (a sum would need carries the counters cannot see)");
 }
 
 uint64_t BitwiseFilter::MaxCount() const {

@@ -1,6 +1,10 @@
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "blockbloom/garden/scalable.h"
 #include "blockbloom/model.h"
@@ -10,6 +14,7 @@ namespace blockbloom::garden {
 
 using internal::CheckOpen;
 using internal::CheckRange;
+using internal::Invalid;
 
 namespace {
 // Largest growth factor: s = 2 or 4 in Almeida et al.; 16 already makes the
@@ -38,21 +43,80 @@ ScalableFilter::ScalableFilter(uint64_t initial_capacity, double fpr, const Opti
   AddSlice();
 }
 
-uint64_t ScalableFilter::SliceCapacity(size_t i) const {
-  uint64_t n = initial_capacity_;
+uint64_t ScalableFilter::CapacityOf(uint64_t initial_capacity, uint32_t growth, size_t i) {
+  uint64_t n = initial_capacity;
   for (size_t j = 0; j < i; ++j) {
-    if (n > std::numeric_limits<uint64_t>::max() / options_.growth) return std::numeric_limits<uint64_t>::max();
-    n *= options_.growth;
+    if (n > std::numeric_limits<uint64_t>::max() / growth) return std::numeric_limits<uint64_t>::max();
+    n *= growth;
   }
   return n;
 }
 
-double ScalableFilter::SliceFpr(size_t i) const { return fpr_ * std::pow(options_.tightening, static_cast<double>(i)); }
+uint64_t ScalableFilter::SliceCapacity(size_t i) const { return CapacityOf(initial_capacity_, options_.growth, i); }
 
-void ScalableFilter::AddSlice() {
-  const size_t i = slices_.size();
-  // Throws (naming the rate) once P_0 r^i or n_0 s^i is beyond what the layout can reach.
-  slices_.push_back(Filter::ForKeys(options_.layout, SliceCapacity(i), SliceFpr(i), options_.hash, options_.seed));
+double ScalableFilter::first_slice_fpr() const { return fpr_ * (1.0 - options_.tightening); }
+
+double ScalableFilter::SliceFpr(size_t i) const {
+  return first_slice_fpr() * std::pow(options_.tightening, static_cast<double>(i));
+}
+
+FilterParams ScalableFilter::PlanSlice(uint64_t initial_capacity, double fpr, const Options& options, size_t i) {
+  const uint64_t capacity = CapacityOf(initial_capacity, options.growth, i);
+  const double rate = fpr * (1.0 - options.tightening) * std::pow(options.tightening, static_cast<double>(i));
+  char rate_text[32];
+  std::snprintf(rate_text, sizeof rate_text, "%.3g", rate);
+  const std::string what = "scalable filter: slice " + std::to_string(i) + " (capacity " + std::to_string(capacity) +
+                           " keys at rate " + rate_text + ", " + std::string(LayoutName(options.layout)) + ")";
+  if (i >= kMaxSlices)
+    throw std::length_error("blockbloom: " + what + " is past the limit of " + std::to_string(kMaxSlices) +
+                            " slices: expected fewer keys, a larger initial capacity or growth");
+  FilterParams p;
+  try {
+    p = SolveForKeys(options.layout, capacity, rate);
+  } catch (const std::invalid_argument& e) {
+    throw std::length_error("blockbloom: " + what + " cannot be built: " + std::string(e.what()).substr(12));
+  }
+  const double bits_per_key = static_cast<double>(p.bits) / static_cast<double>(capacity);
+  if (bits_per_key > static_cast<double>(kMaxSliceBitsPerKey))
+    throw std::length_error("blockbloom: " + what + " would need " +
+                            std::to_string(static_cast<uint64_t>(bits_per_key)) + " bits per key: expected at most " +
+                            std::to_string(kMaxSliceBitsPerKey) +
+                            " (use growth >= 2, a milder tightening or the classic layout)");
+  return p;
+}
+
+Filter ScalableFilter::MakeSlice(size_t i) const {
+  const FilterParams p = PlanSlice(initial_capacity_, fpr_, options_, i);
+  return Filter::WithBlocks(options_.layout, p.num_blocks, p.k, options_.hash, options_.seed);
+}
+
+void ScalableFilter::AddSlice() { slices_.push_back(MakeSlice(slices_.size())); }
+
+void ScalableFilter::Clear() {
+  slices_.erase(slices_.begin() + 1, slices_.end());
+  slices_[0].Clear();
+}
+
+void ScalableFilter::MergeFrom(const ScalableFilter& other) {
+  if (initial_capacity_ != other.initial_capacity_ || fpr_ != other.fpr_ ||
+      options_.layout != other.options_.layout || options_.growth != other.options_.growth ||
+      options_.tightening != other.options_.tightening || options_.hash != other.options_.hash ||
+      options_.seed != other.options_.seed)
+    Invalid("scalable filters differ in initial capacity, rate, layout, growth, tightening, hash or seed: "
+            "expected equal parameters to merge");
+  const size_t n = std::max(slices_.size(), other.slices_.size());
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t a = i < slices_.size() ? slices_[i].inserted() : 0;
+    const uint64_t b = i < other.slices_.size() ? other.slices_[i].inserted() : 0;
+    if (a + b > SliceCapacity(i))
+      Invalid("merged scalable filter: slice " + std::to_string(i) + " would hold " + std::to_string(a + b) +
+              " keys: expected at most its capacity " + std::to_string(SliceCapacity(i)) +
+              " (beyond it the slice's rate, and so the overall bound, no longer holds)");
+  }
+  std::vector<Filter> merged = slices_;
+  for (size_t i = merged.size(); i < n; ++i) merged.push_back(other.slices_[i]);
+  for (size_t i = 0; i < std::min(slices_.size(), other.slices_.size()); ++i) merged[i].UnionWith(other.slices_[i]);
+  slices_ = std::move(merged);
 }
 
 bool ScalableFilter::InsertHash(uint64_t hash) {

@@ -25,6 +25,10 @@ int ImportParquet(int argc, char** argv);  // file_cmds.cc
 int ExportParquet(int argc, char** argv);  // file_cmds.cc
 int Bench(int argc, char** argv);          // bench_cmd.cc
 int Version(int argc, char** argv);        // version_cmd.cc
+int GardenBuild(int argc, char** argv);    // garden_cmds.cc
+int GardenQuery(int argc, char** argv);    // garden_cmds.cc
+int GardenStats(int argc, char** argv);    // garden_cmds.cc
+int GardenMerge(int argc, char** argv);    // garden_cmds.cc
 
 }  // namespace blockbloom::cli
 

@@ -41,6 +41,10 @@ constexpr Command kCommands[] = {
     {"import-parquet", blockbloom::cli::ImportParquet, "FILE [--bytes N] -o FILTER"},
     {"export-parquet", blockbloom::cli::ExportParquet, "FILTER [--with-header] -o FILE"},
     {"targets", blockbloom::cli::Targets, "list the compiled SIMD targets and the one in use"},
+    {"garden-build", blockbloom::cli::GardenBuild, "--type counting|blocked-counting|count-min (--n N --fpr P | --cells C --k K [--width W] | --blocks B --k K | --eps E [--delta D] | --columns W [--depth D]) [--conservative] [--hash xxh3|xxh64] [--seed S] [--keys FILE] [--key-width W] -o OUT"},
+    {"garden-query", blockbloom::cli::GardenQuery, "FILE [--keys FILE] [--key-width W] [--output bits|hits|count|counts]: membership or counts per key"},
+    {"garden-stats", blockbloom::cli::GardenStats, "FILE [--format text|json] [--keys FILE --top N]: parameters, fill, saturation, top counts"},
+    {"garden-merge", blockbloom::cli::GardenMerge, "A B [C...] [--weight W] -o OUT: merge garden files of one type (refused, with the reason, where undefined)"},
     {"bench", blockbloom::cli::Bench, "[BENCHMARK_FLAGS]: run the Google Benchmark suites (tools/bench.sh adds the report)"},
     {"version", blockbloom::cli::Version, "(or --version): library version, file format version, SIMD targets compiled in"},
 };

@@ -47,7 +47,7 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmak
 # model (aarch64 g++ fuses multiply-adds by default). Each runs in seconds under
 # qemu; fpr_test is left out: 90 s of emulated SVE for statistics x86 covers.
 tests=(kernels_test)
-optional_tests=(layout_test filter_test format_test model_test)
+optional_tests=(layout_test filter_test format_test model_test garden_counting_kernels_test)
 for t in "${optional_tests[@]}"; do [[ -f tests/$t.cc ]] && tests+=("$t"); done
 step "build ${tests[*]}"
 cmake --build "$build" -j "$(nproc)" --target "${tests[@]}"

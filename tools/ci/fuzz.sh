@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fuzz stage of tools/test.sh: builds the three libFuzzer targets of
+# The fuzz stage of tools/test.sh: builds the four libFuzzer targets of
 # tests/fuzz/ with clang, libFuzzer, ASan and UBSan (library included, every
 # SIMD target compiled in, as the shipped library is) and fuzzes each for a
 # share of BLOCKBLOOM_FUZZ_SECONDS (default 60 in all) from its committed seed
@@ -8,6 +8,7 @@
 #   view_fuzzer  the file paths: mmap view, pread loader and buffer must agree,
 #                on every SIMD target this CPU runs
 #   keys_fuzzer  the CLI's key-file reader, lines and fixed-width records
+#   garden_load_fuzzer  the garden-file loader, every variant (seeds: the golden files)
 # Exits non-zero on any crash, leak, sanitizer report or broken invariant; the
 # offending input is kept in build/fuzz/ (<target>-crash-*, ...) to reproduce
 # with: build/fuzz/tests/fuzz/<target> FILE
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build/fuzz
 seconds=${BLOCKBLOOM_FUZZ_SECONDS:-60}
-targets=(load_fuzzer view_fuzzer keys_fuzzer)
+targets=(load_fuzzer view_fuzzer keys_fuzzer garden_load_fuzzer)
 share=$(( seconds / ${#targets[@]} ))
 (( share >= 1 )) || share=1
 
@@ -36,9 +37,12 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 for t in "${targets[@]}"; do
   seeds=tests/fuzz/corpus
-  [[ $t == keys_fuzzer ]] && seeds=tests/fuzz/corpus-keys
   mkdir -p "$work/$t"
-  cp "$seeds"/* "$work/$t"/
+  case $t in
+    keys_fuzzer) cp tests/fuzz/corpus-keys/* "$work/$t"/; seeds=tests/fuzz/corpus-keys ;;
+    garden_load_fuzzer) cp tests/golden/garden_*.bbg "$work/$t"/; seeds=tests/golden/garden_*.bbg ;;
+    *) cp "$seeds"/* "$work/$t"/ ;;
+  esac
   echo "== $t: ${share} s from $seeds"
   # -max_len: the seeds are at most a few hundred bytes; 4 KiB leaves room for
   # multi-block payloads and many keys without slowing the run.

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 tools/install-deps.sh fuzz  # clang and its sanitizer runtimes
 build=${BLOCKBLOOM_SANITIZE_BUILD_DIR:-build/sanitize}
-tests=(kernels_test layout_test filter_test format_test parquet_test fold_test garden_test model_test)
+tests=(kernels_test layout_test filter_test format_test parquet_test fold_test garden_test garden_format_test
+       garden_blocked_counting_test garden_counting_kernels_test model_test)
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DBLOCKBLOOM_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null

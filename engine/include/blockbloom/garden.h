@@ -8,18 +8,24 @@
 //                      SpectralFilter (MS / MI / RM), CountMinSketch, BitwiseFilter
 //   garden/aging.h     StableFilter (Deng & Rafiei), A2Filter (active-active buffering)
 //   garden/scalable.h  ScalableFilter (Almeida et al.: a chain of blockbloom::Filter)
+//   garden/blocked_counting.h  BlockedCountingFilter (4-bit counters of a key in one
+//                      cache line; SIMD kernels in kernels/counting.h)
+//   garden/format.h    garden files: SaveGarden / LoadGarden for every variant
 //   garden/common.h    key hashing, probe cells, packed counters, a seeded PRNG
 //
 //   blockbloom::garden::CountingFilter cbf(/*cells=*/1 << 20, /*k=*/7);
 //   cbf.Insert(42);  cbf.Insert(std::string_view("url"));
 //   cbf.Remove(42);                     // only keys you inserted
 //   blockbloom::garden::ScalableFilter sbf(/*initial_capacity=*/1000, /*fpr=*/0.001);
-//   sbf.Insert(7);                      // grows by slices, rate < 0.001 / (1 - 0.85)
+//   sbf.Insert(7);                      // grows by slices, overall rate < 0.001
+//   blockbloom::garden::SaveGarden(cbf, "digest.bbg");   // atomic, checksummed
 #ifndef BLOCKBLOOM_GARDEN_H_
 #define BLOCKBLOOM_GARDEN_H_
 
 #include "blockbloom/garden/aging.h"     // IWYU pragma: export
+#include "blockbloom/garden/blocked_counting.h"  // IWYU pragma: export
 #include "blockbloom/garden/common.h"    // IWYU pragma: export
+#include "blockbloom/garden/format.h"    // IWYU pragma: export
 #include "blockbloom/garden/multiset.h"  // IWYU pragma: export
 #include "blockbloom/garden/scalable.h"  // IWYU pragma: export
 

@@ -14,7 +14,9 @@
 
 #include <array>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +24,16 @@
 #include "blockbloom/layout.h"
 
 namespace blockbloom::garden {
+
+// The garden file codec (garden/format.h) reads and writes the variants'
+// private state through this friend.
+struct GardenCodec;
+
+// Look-ahead of the garden's batch paths, in keys: the classic counting filter
+// and count-min touch k (d) lines per key, so 16 keys x 7 lines ~ 112 lines in
+// flight, about what a core's miss buffers and L2 prefetch queue hold (the
+// engine's one-line-per-key pipeline looks 128 keys ahead, kernels/probe-inl.h).
+inline constexpr size_t kPrefetchAhead = 16;
 
 // Keys are integers (hashed as their 8 little-endian bytes, like Filter's
 // uint64 keys) or anything convertible to std::string_view (hashed as bytes).
@@ -110,6 +122,12 @@ class PackedCounters {
   uint64_t CountEqual(uint64_t v) const;
   void Clear();
   bool operator==(const PackedCounters& other) const = default;
+  // The words holding the counters, little-endian bit order (counter i at bit
+  // i * width); bits past cells * width are 0.
+  std::span<const uint64_t> words() const { return words_; }
+  std::span<uint64_t> mutable_words() { return words_; }
+  // Address of the word holding counter i (for prefetching).
+  const uint64_t* WordOf(uint64_t i) const { return words_.data() + ((i * width_) >> 6); }
 
  private:
   uint64_t cells_;
