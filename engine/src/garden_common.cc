@@ -11,8 +11,6 @@
 namespace blockbloom::garden {
 namespace internal {
 
-void Invalid(const std::string& msg) { throw std::invalid_argument("blockbloom: " + msg); }
-
 void CheckRange(const char* what, uint64_t value, uint64_t lo, uint64_t hi) {
   if (value >= lo && value <= hi) return;
   Invalid(std::string(what) + " = " + std::to_string(value) + " is out of range: expected " + std::to_string(lo) +

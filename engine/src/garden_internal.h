@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/src/errors.h"
+
 namespace blockbloom::garden::internal {
 
 // Throws std::invalid_argument("blockbloom: " + msg).
-[[noreturn]] void Invalid(const std::string& msg);
+using blockbloom::detail::Invalid;
 // "<what> = <value> is out of range: expected <lo>..<hi>" unless lo <= value <= hi.
 void CheckRange(const char* what, uint64_t value, uint64_t lo, uint64_t hi);
 // The same for a real parameter that must lie strictly inside (lo, hi).
