@@ -84,6 +84,12 @@ Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec);
 // negatives are checked on `negative_checks` inserted keys spread evenly over
 // the insert order (all of them if fewer).
 //
+// One filter per measurement: its realized rate scatters around the model's
+// expectation (relative sd ~ k / sqrt(m) when half full), which the binomial
+// interval does not cover; that is negligible while probes x rate x k^2 / m
+// << 1 (2 x 10^8 probes at 1%, k = 6, m = 10^10 bits: 0.007), i.e. for the
+// large filters this mode is for (SuggestedReplicas above says when not).
+//
 // Probes for a relative half-width r of the model's acceptance interval at
 // confidence C: N = (z / r)^2 (1 - p) / p (stats.h); at r = 5%, C = 99.99%
 // (z = 3.89): 6.0e5 / (p / 1%) probes, i.e. 6.0e7 at 1e-4, 6.0e9 at 1e-6.

@@ -10,9 +10,12 @@
 //
 // Blocked (one block per key; Putze, Sanders & Singler 2007): the block a
 // query lands in holds i keys with probability Binomial(i; n, 1/b) (computed
-// here in log space by walking out from the mode, so it is exact to double
-// precision up to n = 10^10 and beyond), and the rate is the mixture
+// here in log space by walking out from the mode with the ratios of
+// neighbouring terms, so it is exact to double precision at any n), and the
+// rate is the mixture
 //   f = sum_i Binom(i; n, 1/b) * f_block(i).
+// (1/b when blocks are equally likely: "Block selection" below gives the two
+// classes of blocks the kernels' 32-bit selection really has.)
 // Because loads vary, a blocked filter is worse than the classic one at the
 // same m/n: 10 bits/key, k = 6, B = 512 gives 0.9665% here, where the classic
 // formula says 0.819%. Published figures for that point: RocksDB's
