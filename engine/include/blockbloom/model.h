@@ -71,9 +71,10 @@
 //   2^31          0                0            0                  0
 //   2.9 x 10^9    0.97% -> 2.12%   1.26 -> 3.02 1.05 -> 2.70       1.78 -> 2.96
 //   2^32          0                0            0                  0
-// A relative excess e is resolved (3 sd) by 9 / (e^2 f) probes: about 10^11 at
-// 10^7 blocks (never measured), 10^8 at 1.5 x 10^8 (register64 at 10^9 keys:
-// 1.78780% here, 1.78444% uniform; measured 1.78774% and 1.78858%). Past 2^31
+// A relative excess e is resolved (3 sd) by 9 / (e^2 f) probes: about 5 x 10^12
+// at 10^7 blocks, 10^10 at 10^8 (never measured), 2 x 10^8 at 1.5 x 10^8
+// (register64 at 10^9 keys: 1.78780% here, 1.78444% uniform; measured 1.78774%
+// and 1.78858%, bench/results/scale.md). Past 2^31
 // blocks c = 1: the r blocks with 2 values carry the load of a 2^31-block filter,
 // so the rate falls only linearly from the 2^31-block rate to the 2^32-block one
 // as b grows, and the solver sizes such filters by it. split256 selects blocks
