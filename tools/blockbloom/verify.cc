@@ -154,15 +154,19 @@ int VerifyStreamed(const Args& args, const std::vector<Layout>& layouts, double 
     if (fixed_probes) {
       probes = *fixed_probes;
     } else {
-      const uint64_t needed = ProbesForRelativeHalfWidth(predicted, kStreamedRelativeHalfWidth, confidence);
-      probes = std::max<uint64_t>(1, std::min(needed, kMaxStreamedProbes));
-      if (needed > kMaxStreamedProbes)
+      // N = (z / r)^2 (1 - p) / p (stats.h), in double: it is unbounded as p -> 0.
+      const double z = NormalQuantile(0.5 + confidence / 2);
+      const double zr = z / kStreamedRelativeHalfWidth;
+      const double needed = predicted > 0.0 ? zr * zr * (1.0 - predicted) / predicted : HUGE_VAL;
+      probes = needed >= static_cast<double>(kMaxStreamedProbes) ? kMaxStreamedProbes
+                                                                   : std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(needed)));
+      if (needed > static_cast<double>(kMaxStreamedProbes))
         std::fprintf(stderr,
                      "verify: %s: a rate of %.3g needs %.3g probes for a +-5%% interval at %.4g%%; capped at %.3g "
                      "(interval about +-%.1f%%); pass --probes to choose\n",
-                     std::string(LayoutName(pt.layout)).c_str(), predicted, static_cast<double>(needed), confidence * 100,
+                     std::string(LayoutName(pt.layout)).c_str(), predicted, needed, confidence * 100,
                      static_cast<double>(kMaxStreamedProbes),
-                     100 * kStreamedRelativeHalfWidth * std::sqrt(static_cast<double>(needed) / kMaxStreamedProbes));
+                     100 * kStreamedRelativeHalfWidth * std::sqrt(needed / static_cast<double>(kMaxStreamedProbes)));
     }
     if (probes >= (uint64_t{1} << 40) - n) throw UsageError("--keys + probes must be below 2^40");
     // Memory: refuse up front what the machine cannot hold.
