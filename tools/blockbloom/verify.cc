@@ -207,7 +207,7 @@ int VerifyStreamed(const Args& args, const std::vector<Layout>& layouts, double 
                   static_cast<unsigned long long>(c.trials), static_cast<unsigned long long>(c.hits), c.rate(), c.predicted,
                   uniform, m.z, lo, hi, pass ? 1 : 0);
     } else if (md) {
-      std::printf("| %s | %u | %.4g | %llu | %.4g | %.3g | %.5f%% | %.5f%% | %.5f%% | %.2f | [%.5f%%, %.5f%%] | %s |\n",
+      std::printf("| %s | %u | %.4g | %llu | %.4g | %.4g | %.6g%% | %.6g%% | %.6g%% | %.2f | [%.6g%%, %.6g%%] | %s |\n",
                   std::string(LayoutName(pt.layout)).c_str(), pt.k, static_cast<double>(n),
                   static_cast<unsigned long long>(pt.blocks), bpk, static_cast<double>(c.trials), c.rate() * 100,
                   c.predicted * 100, uniform * 100, m.z, lo * 100, hi * 100, verdict);
