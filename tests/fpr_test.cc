@@ -6,7 +6,9 @@
 // in `blockbloom verify`.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -221,6 +223,61 @@ TEST(FprNegativeControl, MultiplicativeHashOnSequentialKeysFails) {
     EXPECT_EQ(bad.false_negatives, 0u);
     EXPECT_FALSE(bad.check.pass) << "measured " << bad.check.rate() << ", model " << bad.check.predicted;
   }
+}
+
+// ---- Streamed measurement (no exact set; what `verify --streamed` runs) ------------
+
+// Every layout at 2 x 10^6 streamed keys, 10 bits/key, the best k: the measured
+// rate is inside the model's 99.99% interval, which is within +-5% of the rate
+// with the default probe count, and the sampled inserted keys are all found.
+TEST(FprStreamed, EveryLayoutMatchesModel) {
+  constexpr uint64_t kKeys = 2'000'000;
+  for (Layout l : kAllLayouts) {
+    SCOPED_TRACE(std::string(LayoutName(l)));
+    const uint64_t blocks = kKeys * 10 / LayoutBlockBits(l);
+    const FilterParams best = SolveForSize(l, blocks, kKeys);
+    Filter f = Filter::WithBlocks(l, blocks, best.k);
+    StreamedSpec spec;
+    spec.keys = kKeys;
+    spec.probes = ProbesForRelativeHalfWidth(best.fpr, kRelativeHalfWidth, kConfidence);
+    spec.family = 3;
+    const StreamedMeasurement m = MeasureFprStreamed(f, spec);
+    EXPECT_EQ(m.keys, kKeys);
+    EXPECT_EQ(f.inserted(), kKeys);
+    EXPECT_EQ(m.negatives_checked, uint64_t{1} << 20);
+    EXPECT_EQ(m.false_negatives, 0u);
+    EXPECT_EQ(m.check.trials, spec.probes);
+    EXPECT_DOUBLE_EQ(m.check.predicted, best.fpr);
+    const double half = static_cast<double>(m.check.accept.hi - m.check.accept.lo) / 2.0 / static_cast<double>(spec.probes);
+    EXPECT_LE(half, best.fpr * kRelativeHalfWidth * 1.02);
+    EXPECT_TRUE(m.pass()) << "measured " << m.check.rate() << ", model " << m.check.predicted << ", z = " << m.z;
+    EXPECT_LT(std::abs(m.z), 3.9);  // 99.99% two-sided, in sd
+  }
+}
+
+// The probes are absent by construction: a filter holding only the keys has
+// no hits among them when it is far too large to collide (k = 16, 2^20 blocks
+// for 1,000 keys: a rate of ~1e-28), and n = keys exactly (no duplicates).
+TEST(FprStreamed, ProbesAreAbsentAndFieldsChecked) {
+  Filter f = Filter::WithBlocks(Layout::kBlocked512, uint64_t{1} << 20, 16);
+  StreamedSpec spec;
+  spec.keys = 1000;
+  spec.probes = 1'000'000;
+  const StreamedMeasurement m = MeasureFprStreamed(f, spec);
+  EXPECT_EQ(m.check.hits, 0u);
+  EXPECT_EQ(m.negatives_checked, 1000u);
+  EXPECT_EQ(m.false_negatives, 0u);
+  EXPECT_LE(f.PopCount(), 16 * 1000u);
+  spec.keys = 0;
+  EXPECT_THROW(MeasureFprStreamed(f, spec), std::invalid_argument);
+  spec.keys = 10;
+  spec.probes = 0;
+  EXPECT_THROW(MeasureFprStreamed(f, spec), std::invalid_argument);
+  spec.probes = (uint64_t{1} << 40) - 10;
+  EXPECT_THROW(MeasureFprStreamed(f, spec), std::invalid_argument);
+  spec.probes = 10;
+  spec.family = uint64_t{1} << 24;
+  EXPECT_THROW(MeasureFprStreamed(f, spec), std::invalid_argument);
 }
 
 // ---- Solver round trips: the filter built for (n, p) measures at or below p -----

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/src/errors.h"
+
 #include "blockbloom/exact_set.h"
 #include "blockbloom/model.h"
 #include "engine/src/filter_access.h"
@@ -15,7 +17,7 @@
 namespace blockbloom {
 namespace {
 
-[[noreturn]] void Invalid(const std::string& msg) { throw std::invalid_argument("blockbloom: " + msg); }
+using detail::Invalid;
 
 // SplitMix64's finalizer (Steele, Lea & Flood 2014): a bijection of uint64.
 uint64_t Mix64(uint64_t x) {
@@ -211,6 +213,59 @@ Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec) {
   }
   const double predicted = PredictFpr(filter.layout(), filter.num_blocks(), filter.k(), m.distinct_keys);
   m.check = CheckFpr(false_positives, absent, predicted, spec.confidence);
+  return m;
+}
+
+StreamedMeasurement MeasureFprStreamed(Filter& filter, const StreamedSpec& spec) {
+  constexpr uint64_t kIndexLimit = uint64_t{1} << kFamilyShift;
+  if (spec.keys == 0) Invalid("keys = 0 is out of range: expected at least 1");
+  if (spec.probes == 0) Invalid("probes = 0 is out of range: expected at least 1");
+  if (spec.keys >= kIndexLimit || spec.probes >= kIndexLimit - spec.keys)
+    Invalid("keys + probes = " + std::to_string(spec.keys) + " + " + std::to_string(spec.probes) +
+            " is out of range: expected below 2^40");
+  if (spec.family >= (uint64_t{1} << (64 - kFamilyShift)))
+    Invalid("family = " + std::to_string(spec.family) + " is out of range: expected below 2^24");
+  if (!(spec.confidence > 0.0 && spec.confidence < 1.0))
+    Invalid("confidence = " + std::to_string(spec.confidence) + " is out of range: expected 0 < C < 1");
+  constexpr uint64_t kProgressEvery = uint64_t{1} << 26;
+  const uint64_t base = spec.family << kFamilyShift;
+  std::vector<uint64_t> keys(kBatch);
+  std::vector<uint8_t> out(kBatch);
+  // Runs body(count) over index [first, first + total) in batches, keys[] filled.
+  auto stream = [&](const char* stage, uint64_t first, uint64_t total, auto&& body) {
+    for (uint64_t done = 0; done < total;) {
+      const size_t len = static_cast<size_t>(std::min<uint64_t>(kBatch, total - done));
+      for (size_t j = 0; j < len; ++j) keys[j] = Mix64(base + first + done + j);
+      body(len);
+      done += len;
+      if (spec.progress != nullptr && (done % kProgressEvery < len || done == total)) spec.progress(stage, done, total);
+    }
+  };
+
+  StreamedMeasurement m;
+  m.keys = spec.keys;
+  filter.Clear();
+  stream("insert", 0, spec.keys, [&](size_t len) { filter.InsertBatch(std::span<const uint64_t>(keys.data(), len)); });
+
+  // False negatives on an evenly spread sample of the inserted indices.
+  const uint64_t checks = std::min(spec.negative_checks, spec.keys);
+  const uint64_t step = checks == 0 ? 1 : spec.keys / checks;  // >= 1; indices (start + j) step < keys
+  for (uint64_t start = 0; start < checks; start += kBatch) {
+    const size_t len = static_cast<size_t>(std::min<uint64_t>(kBatch, checks - start));
+    for (size_t j = 0; j < len; ++j) keys[j] = Mix64(base + (start + j) * step);
+    m.false_negatives += len - filter.MayContainBatch(std::span<const uint64_t>(keys.data(), len), std::span<uint8_t>(out.data(), len));
+  }
+  m.negatives_checked = checks;
+
+  uint64_t hits = 0;
+  stream("probe", spec.keys, spec.probes, [&](size_t len) {
+    hits += filter.MayContainBatch(std::span<const uint64_t>(keys.data(), len), std::span<uint8_t>(out.data(), len));
+  });
+  const double predicted = PredictFpr(filter.layout(), filter.num_blocks(), filter.k(), spec.keys);
+  m.check = CheckFpr(hits, spec.probes, predicted, spec.confidence);
+  const double trials = static_cast<double>(spec.probes);
+  const double sd = std::sqrt(trials * predicted * (1.0 - predicted));
+  m.z = sd > 0.0 ? (static_cast<double>(hits) - trials * predicted) / sd : 0.0;
   return m;
 }
 

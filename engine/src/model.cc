@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "engine/src/errors.h"
 
 
 namespace blockbloom {
 namespace {
 
-[[noreturn]] void Invalid(const std::string& msg) { throw std::invalid_argument("blockbloom: " + msg); }
+using detail::Invalid;
 
 uint64_t MaxBlocks(Layout l) { return Traits(l).max_blocks; }
 
@@ -22,8 +25,19 @@ void CheckShape(Layout layout, uint64_t num_blocks, uint32_t k) {
             std::string(LayoutName(layout)) + ": expected 1.." + std::to_string(MaxBlocks(layout)));
 }
 
+// A rate for a message: "0.01", "1e-06", never "0.000000".
+std::string FormatRate(double rate) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", rate);
+  return buf;
+}
+
 // 2^-32: the chance two uniform 32-bit probe words are equal.
 constexpr double kTwoPowMinus32 = 1.0 / 4294967296.0;
+// 2^-64: the chance two uniform 64-bit hashes are equal.
+constexpr double kTwoPowMinus64 = kTwoPowMinus32 * kTwoPowMinus32;
+// The kernels pick the block from the hash's high 32 bits (kernels::BlockIndex).
+constexpr unsigned kBlockSelectBits = 32;
 
 // The "k bits anywhere in B" block rate, from what the kernel does: each of
 // the i keys in the block throws k uniform probes (t = i k throws, coincidences
@@ -126,22 +140,29 @@ class BlockModel {
 // left out is below 1e-40 of the total weight, and f_block <= 1.
 constexpr double kMixtureLogCutoff = 100.0;
 
+// The limit form (model.h, "Totality"): from this mean load on, the mixture is
+// 1 to double precision, and the walk (~28 sd = 28 sqrt(load) terms) is skipped.
+constexpr double kSaturatedLoad = 65536.0;
+
 // Sums g(i) * Binomial(i; n, p) over the loads that matter, in log space from
-// the mode outward, normalizing by the summed probability so that the lgamma
-// error at the mode cancels.
+// the mode outward, normalized by the summed probability. The walk needs only
+// the ratios of neighbouring probabilities, so the mode's own log-probability
+// is taken as 0 (no lgamma of n: at n ~ 10^17 its rounding alone, ~500 in the
+// exponent, overflowed exp). Its length is at most 2 (40 sd + 50) + 1 terms and
+// sd < 256 below kSaturatedLoad.
 template <typename G>
 double BinomialMixture(uint64_t n, double p, G&& g) {
+  if (p >= 1.0) return g(n);
   const double nd = static_cast<double>(n);
   const double q = 1.0 - p;
   const double mean = nd * p;
   const double sd = std::sqrt(std::max(mean * q, 1e-300));
-  const uint64_t mode = std::min<uint64_t>(n, static_cast<uint64_t>(std::floor((nd + 1.0) * p)));
+  const double mode_d = std::floor((nd + 1.0) * p);
+  const uint64_t mode = mode_d >= nd ? n : static_cast<uint64_t>(mode_d);
   const double log_ratio = std::log(p) - std::log1p(-p);
   // A backstop on the walk's length: the cutoff is reached within ~15 sd.
   const double span = 40.0 * sd + 50.0;
-  const double log_mode = std::lgamma(nd + 1.0) - std::lgamma(static_cast<double>(mode) + 1.0) -
-                          std::lgamma(nd - static_cast<double>(mode) + 1.0) +
-                          static_cast<double>(mode) * std::log(p) + (nd - static_cast<double>(mode)) * std::log1p(-p);
+  constexpr double log_mode = 0.0;
   double total = 0.0, weight_sum = 0.0;
   // Upward from the mode.
   double lp = log_mode;
@@ -168,7 +189,54 @@ double BinomialMixture(uint64_t n, double p, G&& g) {
   return weight_sum > 0.0 ? total / weight_sum : 0.0;
 }
 
+// E[f_block(load)] for a block every key lands in with probability p, the
+// limit form past kSaturatedLoad keys per block.
+double LoadedBlockFpr(const BlockModel& block, uint64_t n, double p) {
+  if (static_cast<double>(n) * p >= kSaturatedLoad) return 1.0;
+  return BinomialMixture(n, p, block);
+}
+
+// The blocked rate with block index (h * b) >> w for h uniform on 2^w values
+// (model.h, "Block selection"): two classes of blocks.
+double SelectedBlocksFpr(const BlockModel& block, uint64_t num_blocks, uint64_t n, unsigned select_bits) {
+  const BlockClasses cls = CountBlockClasses(num_blocks, select_bits);
+  const double values = std::ldexp(1.0, static_cast<int>(select_bits));
+  const double c = static_cast<double>(cls.values_per_block);
+  const double p_small = c / values, p_big = (c + 1.0) / values;
+  const double small_blocks = static_cast<double>(num_blocks - cls.big_blocks);
+  const double big_blocks = static_cast<double>(cls.big_blocks);
+  // Weights: the chance the query's block is in the class = blocks x p; they sum to 1.
+  double f = small_blocks * p_small * LoadedBlockFpr(block, n, p_small);
+  if (cls.big_blocks > 0) f += big_blocks * p_big * LoadedBlockFpr(block, n, p_big);
+  return std::clamp(f, 0.0, 1.0);
+}
+
 }  // namespace
+
+BlockClasses CountBlockClasses(uint64_t num_blocks, unsigned select_bits) {
+  if (select_bits == 0 || select_bits > 32 || num_blocks == 0 || num_blocks > (uint64_t{1} << select_bits))
+    Invalid("block selection: expected 1 <= select_bits <= 32 and 1 <= blocks <= 2^select_bits, got select_bits = " +
+            std::to_string(select_bits) + ", blocks = " + std::to_string(num_blocks));
+  const uint64_t values = uint64_t{1} << select_bits;
+  const uint64_t c = values / num_blocks;
+  return {c, values - num_blocks * c};
+}
+
+namespace detail {
+double PredictBlockedFprSelecting(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n, unsigned select_bits) {
+  if (layout == Layout::kClassic) Invalid("PredictBlockedFprSelecting: layout classic has no blocks");
+  CheckShape(layout, 1, k);
+  if (n == 0) return 0.0;
+  return SelectedBlocksFpr(BlockModel(layout, k), num_blocks, n, select_bits);
+}
+}  // namespace detail
+
+double PredictFprUniformBlocks(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
+  CheckShape(layout, num_blocks, k);
+  if (n == 0) return 0.0;
+  if (layout == Layout::kClassic) return PredictFpr(layout, num_blocks, k, n);
+  return std::clamp(LoadedBlockFpr(BlockModel(layout, k), n, 1.0 / static_cast<double>(num_blocks)), 0.0, 1.0);
+}
 
 double ClassicFprExact(double m, double n, double k) {
   return std::pow(-std::expm1(k * n * std::log1p(-1.0 / m)), k);
@@ -187,12 +255,14 @@ double PredictFpr(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
   CheckShape(layout, num_blocks, k);
   if (n == 0) return 0.0;
   if (layout == Layout::kClassic) {
-    // Probes come from the full 64-bit hash: equal hashes (n 2^-64) are negligible.
-    return ClassicFprExact(static_cast<double>(num_blocks), static_cast<double>(n), k);
+    // Probes come from the full 64-bit hash: an absent key with an inserted
+    // key's hash (chance 1 - (1 - 2^-64)^n) collides on every probe; the
+    // 64-bit probe index's non-uniformity is below double precision (model.h).
+    const double f = ClassicFprExact(static_cast<double>(num_blocks), static_cast<double>(n), k);
+    const double same_hash = -std::expm1(static_cast<double>(n) * std::log1p(-kTwoPowMinus64));
+    return std::clamp(f + (1.0 - f) * same_hash, 0.0, 1.0);
   }
-  const BlockModel block(layout, k);
-  if (num_blocks == 1) return block(n);
-  return BinomialMixture(n, 1.0 / static_cast<double>(num_blocks), block);
+  return SelectedBlocksFpr(BlockModel(layout, k), num_blocks, n, kBlockSelectBits);
 }
 
 double TextbookBlockedFpr(uint32_t block_bits, uint32_t k, double bits_per_key) {
@@ -235,18 +305,34 @@ FilterParams SolveForSize(Layout layout, uint64_t num_blocks, uint64_t n) {
 FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr) {
   if (n == 0) Invalid("expected keys = 0 is out of range: expected at least 1");
   if (!(fpr > 0.0 && fpr < 1.0))
-    Invalid("false-positive rate = " + std::to_string(fpr) + " is out of range: expected 0 < rate < 1");
+    Invalid("false-positive rate = " + FormatRate(fpr) + " is out of range: expected 0 < rate < 1");
   const uint64_t block_bits = LayoutBlockBits(layout);
   const uint64_t max_blocks = MaxBlocks(layout);
+  // Refuse before any search (and before any caller allocates): the rate falls
+  // as blocks are added, so if no k reaches fpr at the largest filter, no
+  // filter does. The message says how many keys the largest one holds.
+  if (SolveForSize(layout, max_blocks, n).fpr > fpr) {
+    const FilterParams largest = BestCapacity(layout, max_blocks, fpr);
+    const std::string what = "the largest " + std::string(LayoutName(layout)) + " filter (" +
+                             std::to_string(max_blocks) + (layout == Layout::kClassic ? " bits, " : " blocks, ") +
+                             std::to_string(max_blocks * block_bits / 8 >> 30) + " GiB)";
+    if (largest.capacity == 0)
+      Invalid("false-positive rate = " + FormatRate(fpr) + " is out of reach for layout " +
+              std::string(LayoutName(layout)) + ": " + what + " misses it even for one key");
+    Invalid("expected keys = " + std::to_string(n) + " is beyond what any " + std::string(LayoutName(layout)) +
+            " filter holds at false-positive rate " + FormatRate(fpr) + ": " + what + " holds at most " +
+            std::to_string(largest.capacity) + " keys (k = " + std::to_string(largest.k) + ")");
+  }
   bool found = false;
   FilterParams best{layout, 0, 0, 0, 1.0};
   for (uint32_t k = LayoutMinK(layout); k <= LayoutMaxK(layout); ++k) {
     if (!LayoutAcceptsK(layout, k)) continue;
     // The rate falls as blocks grow: find the smallest count meeting fpr by
     // doubling, then bisection. Start from the classic estimate / 4.
-    const double est_bits = std::max(1.0, ClassicBitsForFpr(static_cast<double>(n), fpr) / 4.0);
-    uint64_t hi = std::max<uint64_t>(1, static_cast<uint64_t>(est_bits / block_bits));
-    hi = std::min(hi, max_blocks);
+    const double est_blocks = std::max(1.0, ClassicBitsForFpr(static_cast<double>(n), fpr) / 4.0) /
+                              static_cast<double>(block_bits);
+    uint64_t hi = est_blocks >= static_cast<double>(max_blocks) ? max_blocks
+                                                                 : std::max<uint64_t>(1, static_cast<uint64_t>(est_blocks));
     while (PredictFpr(layout, hi, k, n) > fpr) {
       if (hi == max_blocks) break;
       hi = std::min(max_blocks, hi * 2);
@@ -270,23 +356,24 @@ FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr) {
       found = true;
     }
   }
-  if (!found)
-    Invalid("false-positive rate = " + std::to_string(fpr) + " for " + std::to_string(n) +
-            " keys is out of reach for layout " + std::string(LayoutName(layout)) +
-            " within its size limit");
+  if (!found)  // unreachable after the check above; kept as a guard
+    Invalid("false-positive rate = " + FormatRate(fpr) + " for " + std::to_string(n) +
+            " keys is out of reach for layout " + std::string(LayoutName(layout)) + " within its size limit");
   return best;
 }
 
 uint64_t Capacity(Layout layout, uint64_t num_blocks, uint32_t k, double fpr) {
   CheckShape(layout, num_blocks, k);
   if (!(fpr > 0.0 && fpr < 1.0))
-    Invalid("false-positive rate = " + std::to_string(fpr) + " is out of range: expected 0 < rate < 1");
+    Invalid("false-positive rate = " + FormatRate(fpr) + " is out of range: expected 0 < rate < 1");
   if (PredictFpr(layout, num_blocks, k, 1) > fpr) return 0;
+  // Doubling, then bisection; every n up to 2^64 - 1 is a valid model input.
+  const uint64_t kMaxN = ~uint64_t{0};
+  if (PredictFpr(layout, num_blocks, k, kMaxN) <= fpr) return kMaxN;
   uint64_t lo = 1, hi = 2;
-  const uint64_t limit = uint64_t{1} << 50;
-  while (hi < limit && PredictFpr(layout, num_blocks, k, hi) <= fpr) {
+  while (PredictFpr(layout, num_blocks, k, hi) <= fpr) {
     lo = hi;
-    hi *= 2;
+    hi = hi > kMaxN / 2 ? kMaxN : hi * 2;
   }
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;

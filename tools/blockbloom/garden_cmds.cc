@@ -15,9 +15,6 @@
 //
 // Keys are read as by `blockbloom build`: lines split on '\n' only and never
 // trimmed, or --key-width W fixed-width records; hashed as their raw bytes.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -35,6 +32,7 @@
 #include "blockbloom/model.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
+#include "tools/blockbloom/keys.h"
 
 namespace blockbloom::cli {
 namespace {
@@ -43,55 +41,17 @@ namespace g = blockbloom::garden;
 
 [[noreturn]] void Fail(const std::string& msg) { throw std::runtime_error("blockbloom: " + msg); }
 
-// Keys per batch (string_views of the input held in memory).
-constexpr size_t kBatchKeys = 1 << 16;
-
-std::string ReadAll(const std::optional<std::string>& path) {
-  const bool use_stdin = !path || *path == "-";
-  const std::string label = use_stdin ? "<stdin>" : *path;
-  const int fd = use_stdin ? 0 : ::open(path->c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) Fail(label + ": cannot open: " + std::strerror(errno));
-  std::string data;
-  std::vector<char> buf(1 << 20);
-  for (;;) {
-    const ssize_t r = ::read(fd, buf.data(), buf.size());
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      const int e = errno;
-      if (!use_stdin) ::close(fd);
-      Fail(label + ": cannot read: " + std::strerror(e));
-    }
-    if (r == 0) break;
-    data.append(buf.data(), static_cast<size_t>(r));
-  }
-  if (!use_stdin) ::close(fd);
-  return data;
-}
-
-// The keys of --keys (or stdin), as views into the input.
+// The keys of --keys (or stdin), read and split as by `blockbloom build`
+// (keys.h), as views into the input.
 struct KeyList {
   std::string data;
   std::vector<std::string_view> keys;
 
-  explicit KeyList(const Args& args) : data(ReadAll(args.Get("keys"))) {
+  explicit KeyList(const Args& args) : data(ReadInput(args.Get("keys"))) {
     const std::string label = args.GetOr("keys", "-") == "-" ? "<stdin>" : *args.Get("keys");
-    const uint64_t width = args.U64("key-width", 0, 1, uint64_t{1} << 20);
-    const std::string_view all(data);
-    if (width > 0) {
-      if (all.size() % width != 0)
-        Fail(label + ": byte " + std::to_string(all.size() - all.size() % width) + ": last record has " +
-             std::to_string(all.size() % width) + " bytes: expected whole records of --key-width " +
-             std::to_string(width) + " bytes");
-      for (size_t pos = 0; pos < all.size(); pos += width) keys.push_back(all.substr(pos, width));
-    } else {
-      size_t pos = 0;
-      while (pos < all.size()) {
-        const size_t nl = all.find('\n', pos);
-        const size_t end = nl == std::string_view::npos ? all.size() : nl;
-        keys.push_back(all.substr(pos, end - pos));
-        pos = end + 1;
-      }
-    }
+    const KeySplitter split(data, args.U64("key-width", 0, 1, kMaxKeyWidth), label);
+    keys.reserve(split.count());
+    split.ForEachBatch([&](std::span<const std::string_view> b) { keys.insert(keys.end(), b.begin(), b.end()); });
   }
 };
 
@@ -100,12 +60,7 @@ void Batches(std::span<const std::string_view> keys, Fn&& fn) {
   for (size_t at = 0; at < keys.size(); at += kBatchKeys) fn(keys.subspan(at, std::min(kBatchKeys, keys.size() - at)));
 }
 
-HashKind ParseHash(const Args& args) {
-  const std::string h = args.GetOr("hash", "xxh3");
-  if (h == "xxh3") return HashKind::kXxh3;
-  if (h == "xxh64") return HashKind::kXxh64;
-  throw UsageError("--hash = '" + h + "' is unknown: expected xxh3 or xxh64");
-}
+HashKind ParseHash(const Args& args) { return HashOption(args.GetOr("hash", "xxh3")); }
 
 std::vector<uint64_t> Hashes(std::span<const std::string_view> keys, const g::KeyHasher& h) {
   std::vector<uint64_t> out(keys.size());

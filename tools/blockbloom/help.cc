@@ -59,7 +59,12 @@ constexpr Help kHelp[] = {
      "  --bits-per-key B,...  bits per key, each 1..1000 (default: 4,8,12,16,20,24)\n"
      "  --streams S,...  key streams: random, sequential, urls (default: random,urls)\n"
      "  --confidence C   acceptance level, 0.5 < C < 1 (default: 0.999)\n"
-     "  --format F       text or csv (default: text)\n"},
+     "  --format F       text or csv; markdown too with --streamed (default: text)\n"
+     "  --streamed       no exact set: SplitMix64 keys, probes from a disjoint range (absent by\n"
+     "                   construction), to 10^9 keys; one filter per layout x bits per key (default 10)\n"
+     "                   and probes enough for +-5% at 99.99% (capped at 10^10) (default: off)\n"
+     "  --blocks B       with --streamed: exactly B blocks (bits for classic) (default: from --bits-per-key)\n"
+     "  --k K            with --streamed: bits per key (default: the model's best k)\n"},
     {"build",
      "usage: blockbloom build --layout L (--n N --fpr P | --bits-per-key B | --bytes N) -o OUT [options]\n"
      "Builds a filter from keys (a file or standard input) and saves it. Warns on stderr (exit 0) when\n"
@@ -109,6 +114,41 @@ constexpr Help kHelp[] = {
      "Runs the Google Benchmark suites (the blockbloom_bench binary built beside this one); every\n"
      "argument goes to Google Benchmark (--benchmark_filter=REGEX, ...). tools/bench.sh builds them and\n"
      "writes the report.\n"},
+    {"garden-build",
+     "usage: blockbloom garden-build --type T (sizing options) -o OUT [options]\n"
+     "Builds a counting filter, blocked counting filter or count-min sketch from keys (a file or\n"
+     "standard input) and saves it as a garden file.\n"
+     "  --type T         counting, blocked-counting or count-min (required)\n"
+     "  --n N            keys to size for, with --fpr (counting, blocked-counting; default: none)\n"
+     "  --fpr P          false-positive rate to size for, 0 < P < 1, with --n (default: none)\n"
+     "  --cells C        counting: exactly C counters, with --k (default: sized by --n and --fpr)\n"
+     "  --blocks B       blocked-counting: exactly B 64-byte blocks, with --k (default: sized by --n, --fpr)\n"
+     "  --k K            counters per key, counting 1..32, blocked-counting 1..16 (default: the best k)\n"
+     "  --width W        counting: bits per counter, 1..32 (default: 4)\n"
+     "  --eps E          count-min: over-count bound E x N with probability 1 - --delta (default: none)\n"
+     "  --delta D        count-min: failure probability (default: 0.01)\n"
+     "  --columns W      count-min: exactly W counters per row, instead of --eps (default: none)\n"
+     "  --depth D        count-min with --columns: rows, 1..32 (default: 4)\n"
+     "  --conservative   count-min: conservative update, raise only the minimum counters (default: off)\n"
+     "  --hash H         xxh3 or xxh64 (default: xxh3)\n"
+     "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
+    {"garden-query",
+     "usage: blockbloom garden-query FILE [options]\n"
+     "Answers keys (a file or standard input) against a garden file.\n" BB_KEYS
+     "  --output O       bits (0/1 per key), hits (the keys that may be present), count (how many may\n"
+     "                   be present) or counts (the estimated count of each key) (default: bits)\n"},
+    {"garden-stats",
+     "usage: blockbloom garden-stats FILE [options]\n"
+     "Type, parameters, fill and saturation of a garden file; with --keys, the top counts among them.\n"
+     "  --format F       text or json (default: text)\n"
+     "  --keys FILE      candidate keys to rank by count, with --top (default: none)\n"
+     "  --key-width W    read --keys as fixed-width records of W bytes (default: lines)\n"
+     "  --top N          how many of the highest counts to list, with --keys (default: 10)\n"},
+    {"garden-merge",
+     "usage: blockbloom garden-merge A B [C...] -o OUT [options]\n"
+     "Merges garden files of one type and parameters (counting: saturating add; count-min: weighted\n"
+     "add; A2, scalable, spectral MS); refuses, naming why, where a merge is not defined.\n"
+     "  --weight W       count-min: multiply each input after the first by W, 0.. (default: 1)\n" BB_OUT},
 };
 
 #undef BB_LAYOUTS

@@ -17,6 +17,22 @@
 // M (1 - confidence) fail by chance, so the exit status is decided at the
 // Bonferroni level 1 - (1 - confidence) / M: 0 if every point is inside that
 // wider interval, 1 otherwise. Progress goes to stderr.
+//
+//   verify --streamed [--layout L[,L...]] --keys N [--bits-per-key LIST | --blocks B]
+//          [--k K] [--probes N] [--confidence C] [--format text|csv|markdown]
+//
+// Streamed mode (measure.h, MeasureFprStreamed): no exact set, so it reaches
+// 10^9 keys and whatever filter the machine's memory holds (refused up front,
+// with the sizes, if the filter exceeds the memory available). Keys are
+// SplitMix64(i), probes SplitMix64 of a disjoint index range (absent by
+// construction). One filter per point: layouts x bits per key (default 10),
+// k = the model's best (or --k), blocks = n x bits/key / block bits (or
+// --blocks). Probes default to what puts the 99.99% (--confidence) acceptance
+// interval within +-5% of the model's rate: 6.0e5 probes at 1%, 6.0e9 at 1e-6,
+// capped at 10^10 (about 2-5 minutes of queries on one core), with a note when
+// the cap widens the interval. Each point prints measured, model, the uniform-
+// block model (model.h, PredictFprUniformBlocks), z = (measured - model) / sd
+// and PASS/FAIL; the exit status is decided at the Bonferroni level as above.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,12 +42,14 @@
 #include <string>
 #include <vector>
 
-#include "blockbloom/targets.h"
+#include <unistd.h>
+
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
 #include "blockbloom/measure.h"
 #include "blockbloom/model.h"
 #include "blockbloom/stats.h"
+#include "blockbloom/targets.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
 
@@ -71,19 +89,169 @@ constexpr unsigned kFamilyBitsPerPoint = 14;
 constexpr uint64_t kMaxReplicas = (uint64_t{1} << kFamilyBitsPerPoint) - 1;
 constexpr size_t kMaxPoints = size_t{1} << (24 - kFamilyBitsPerPoint);
 
+// Streamed mode: +-5% at 99.99% by default, at most 10^10 probes.
+constexpr double kStreamedRelativeHalfWidth = 0.05;
+constexpr uint64_t kMaxStreamedProbes = 10'000'000'000;
+
+void StreamProgress(const char* stage, uint64_t done, uint64_t total) {
+  std::fprintf(stderr, "verify:   %s %llu / %llu\n", stage, static_cast<unsigned long long>(done),
+               static_cast<unsigned long long>(total));
+}
+
+int VerifyStreamed(const Args& args, const std::vector<Layout>& layouts, double confidence, const std::string& format) {
+  if (!args.Has("keys")) throw UsageError("--streamed needs --keys N (the keys to insert, up to 2^39)");
+  const uint64_t n = args.U64("keys", 0, 1, uint64_t{1} << 39);
+  const std::optional<uint64_t> fixed_probes = args.OptU64("probes", 1, uint64_t{1} << 39);
+  const std::optional<uint64_t> fixed_blocks = args.OptU64("blocks", 1, uint64_t{1} << 40);
+  const std::optional<uint64_t> fixed_k = args.OptU64("k", 1, 32);
+  if (fixed_blocks && args.Has("bits-per-key")) throw UsageError("--blocks and --bits-per-key exclude each other");
+  std::vector<double> bpks;
+  for (const std::string& b : SplitList(args.GetOr("bits-per-key", "10"))) {
+    const double v = ParseDouble(b, "bits-per-key");
+    if (!(v > 0 && v <= 1000)) throw UsageError("--bits-per-key = " + b + " is out of range: expected 0 < b <= 1000");
+    bpks.push_back(v);
+  }
+  if (bpks.empty()) throw UsageError("--bits-per-key is empty: expected a comma-separated list such as 8,10,16");
+  if (fixed_blocks) bpks.assign(1, 0.0);
+
+  struct Point {
+    Layout layout;
+    uint64_t blocks;
+    uint32_t k;
+  };
+  std::vector<Point> points;
+  for (Layout l : layouts) {
+    for (double bpk : bpks) {
+      const uint64_t blocks = fixed_blocks ? *fixed_blocks : BlocksFor(l, n, bpk);
+      const uint32_t k = fixed_k ? static_cast<uint32_t>(*fixed_k) : SolveForSize(l, blocks, n).k;
+      if (!LayoutAcceptsK(l, k))
+        throw UsageError("--k = " + std::to_string(k) + " is out of range for layout " + std::string(LayoutName(l)));
+      points.push_back({l, blocks, k});
+    }
+  }
+  const double family_confidence = 1.0 - (1.0 - confidence) / static_cast<double>(points.size());
+  const bool csv = format == "csv", md = format == "markdown";
+  if (csv) {
+    std::printf("layout,k,n,blocks,bits_per_key,probes,false_positives,measured,model,uniform_model,z,accept_lo,accept_hi,pass\n");
+  } else if (md) {
+    std::printf("| layout | k | n | blocks | bits/key | probes | measured | model | uniform-block model | z | %.4g%% interval | result |\n",
+                confidence * 100);
+    std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  } else {
+    std::printf("blockbloom verify --streamed: %zu points, n = %llu, target %s, %.4g%% acceptance intervals\n",
+                points.size(), static_cast<unsigned long long>(n), std::string(ActiveTarget()).c_str(), confidence * 100);
+  }
+  std::fflush(stdout);
+  size_t failed = 0, failed_family = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Point& pt = points[i];
+    if (pt.blocks > (pt.layout == Layout::kClassic ? (uint64_t{1} << 40) : (uint64_t{1} << 32)))
+      throw UsageError("blocks = " + std::to_string(pt.blocks) + " is out of range for layout " +
+                       std::string(LayoutName(pt.layout)));
+    const double predicted = PredictFpr(pt.layout, pt.blocks, pt.k, n);
+    const double uniform = PredictFprUniformBlocks(pt.layout, pt.blocks, pt.k, n);
+    uint64_t probes = 0;
+    if (fixed_probes) {
+      probes = *fixed_probes;
+    } else {
+      // N = (z / r)^2 (1 - p) / p (stats.h), in double: it is unbounded as p -> 0.
+      const double z = NormalQuantile(0.5 + confidence / 2);
+      const double zr = z / kStreamedRelativeHalfWidth;
+      const double needed = predicted > 0.0 ? zr * zr * (1.0 - predicted) / predicted : HUGE_VAL;
+      probes = needed >= static_cast<double>(kMaxStreamedProbes) ? kMaxStreamedProbes
+                                                                   : std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(needed)));
+      if (needed > static_cast<double>(kMaxStreamedProbes))
+        std::fprintf(stderr,
+                     "verify: %s: a rate of %.3g needs %.3g probes for a +-5%% interval at %.4g%%; capped at %.3g "
+                     "(interval about +-%.1f%%); pass --probes to choose\n",
+                     std::string(LayoutName(pt.layout)).c_str(), predicted, needed, confidence * 100,
+                     static_cast<double>(kMaxStreamedProbes),
+                     100 * kStreamedRelativeHalfWidth * std::sqrt(needed / static_cast<double>(kMaxStreamedProbes)));
+    }
+    if (probes >= (uint64_t{1} << 40) - n) throw UsageError("--keys + probes must be below 2^40");
+    // Memory: refuse up front what the machine cannot hold.
+    const uint64_t bytes = pt.layout == Layout::kClassic ? (pt.blocks + 7) / 8 : pt.blocks * LayoutBlockBits(pt.layout) / 8;
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && bytes > static_cast<uint64_t>(pages) * static_cast<uint64_t>(page))
+      throw UsageError("a " + std::string(LayoutName(pt.layout)) + " filter of " + std::to_string(pt.blocks) +
+                       " blocks needs " + std::to_string(bytes >> 20) + " MiB; this machine has " +
+                       std::to_string((static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)) >> 20) +
+                       " MiB available");
+    std::fprintf(stderr, "verify: [%zu/%zu] %s k=%u n=%llu blocks=%llu (%llu MiB) probes=%llu  %.0fs\n", i + 1,
+                 points.size(), std::string(LayoutName(pt.layout)).c_str(), pt.k, static_cast<unsigned long long>(n),
+                 static_cast<unsigned long long>(pt.blocks), static_cast<unsigned long long>(bytes >> 20),
+                 static_cast<unsigned long long>(probes),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    Filter filter = Filter::WithBlocks(pt.layout, pt.blocks, pt.k);
+    StreamedSpec spec;
+    spec.keys = n;
+    spec.probes = probes;
+    spec.family = i;
+    spec.confidence = confidence;
+    spec.progress = &StreamProgress;
+    const StreamedMeasurement m = MeasureFprStreamed(filter, spec);
+    const FprCheck& c = m.check;
+    const CountInterval wide = BinomialAcceptance(c.trials, c.predicted, family_confidence);
+    const bool pass = m.pass();
+    const bool pass_family = m.false_negatives == 0 && c.hits >= wide.lo && c.hits <= wide.hi;
+    failed += !pass;
+    failed_family += !pass_family;
+    const double lo = static_cast<double>(c.accept.lo) / static_cast<double>(c.trials);
+    const double hi = static_cast<double>(c.accept.hi) / static_cast<double>(c.trials);
+    const char* verdict = pass ? "PASS" : pass_family ? "FAIL (within the family-wise interval)" : "FAIL";
+    if (m.false_negatives) verdict = "FAIL (false negatives)";
+    const double bpk = static_cast<double>(filter.bit_count()) / static_cast<double>(n);
+    if (csv) {
+      std::printf("%s,%u,%llu,%llu,%.4g,%llu,%llu,%.8g,%.8g,%.8g,%.2f,%.8g,%.8g,%d\n", std::string(LayoutName(pt.layout)).c_str(),
+                  pt.k, static_cast<unsigned long long>(n), static_cast<unsigned long long>(pt.blocks), bpk,
+                  static_cast<unsigned long long>(c.trials), static_cast<unsigned long long>(c.hits), c.rate(), c.predicted,
+                  uniform, m.z, lo, hi, pass ? 1 : 0);
+    } else if (md) {
+      std::printf("| %s | %u | %.4g | %llu | %.4g | %.4g | %.6g%% | %.6g%% | %.6g%% | %.2f | [%.6g%%, %.6g%%] | %s |\n",
+                  std::string(LayoutName(pt.layout)).c_str(), pt.k, static_cast<double>(n),
+                  static_cast<unsigned long long>(pt.blocks), bpk, static_cast<double>(c.trials), c.rate() * 100,
+                  c.predicted * 100, uniform * 100, m.z, lo * 100, hi * 100, verdict);
+    } else {
+      std::printf("%-13s k=%-2u n=%-11llu blocks=%-11llu %5.4g bits/key %.3g probes: measured %.5f%% model %.5f%% "
+                  "(uniform blocks %.5f%%) z = %+.2f [%.5f%%, %.5f%%] %s\n",
+                  std::string(LayoutName(pt.layout)).c_str(), pt.k, static_cast<unsigned long long>(n),
+                  static_cast<unsigned long long>(pt.blocks), bpk, static_cast<double>(c.trials), c.rate() * 100,
+                  c.predicted * 100, uniform * 100, m.z, lo * 100, hi * 100, verdict);
+    }
+    std::fflush(stdout);
+  }
+  std::fprintf(stderr, "verify: %zu of %zu points inside the %.4g%% interval; %zu outside the family-wise %.6g%% interval (%.0fs)\n",
+               points.size() - failed, points.size(), confidence * 100, failed_family, family_confidence * 100,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return failed_family == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int Verify(int argc, char** argv) {
-  Args args(argc, argv, {"layout", "keys", "probes", "bits-per-key", "streams", "confidence", "format"});
+  Args args(argc, argv, {"layout", "keys", "probes", "bits-per-key", "streams", "confidence", "format", "blocks", "k"},
+            {"streamed"});
   args.ExpectPositionals(0, 0, "no positional arguments");
 
   std::vector<Layout> layouts;
   for (const std::string& name : SplitList(args.GetOr("layout", ""))) {
-    const auto l = ParseLayout(name);
-    if (!l) throw UsageError("--layout = '" + name + "' is not a layout name");
+    const std::optional<Layout> l = LayoutOption(name);
     layouts.push_back(*l);
   }
   if (layouts.empty()) layouts.assign(std::begin(kAllLayouts), std::end(kAllLayouts));
+
+  if (args.Has("streamed")) {
+    const double confidence = args.Double("confidence", 0.9999);
+    if (!(confidence > 0.5 && confidence < 1.0))
+      throw UsageError("--confidence = " + args.GetOr("confidence", "") + " is out of range: expected 0.5 < C < 1");
+    const std::string format = args.GetOr("format", "text");
+    if (format != "text" && format != "csv" && format != "markdown")
+      throw UsageError("--format = '" + format + "' is not one of: text, csv, markdown");
+    if (args.Has("streams")) throw UsageError("--streams does not apply to --streamed (keys are SplitMix64(i))");
+    return VerifyStreamed(args, layouts, confidence, format);
+  }
+  if (args.Has("blocks") || args.Has("k")) throw UsageError("--blocks and --k need --streamed");
 
   std::vector<uint64_t> ns = {1'000, 100'000, 10'000'000};
   if (args.Has("keys")) ns = {args.U64("keys", 0, 1, uint64_t{1} << 32)};

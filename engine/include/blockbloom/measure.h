@@ -74,6 +74,51 @@ uint64_t SuggestedReplicas(uint64_t bits, uint32_t k, double rate, uint64_t prob
 // for fractions out of range, replicas = 0 or probes < replicas.
 Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec);
 
+// ---- Streamed measurement: no exact set, any size ----------------------------------
+// For filters too large for an ExactSet (10^9 keys and beyond). Keys are
+// Mix64(family 2^40 + i) for i in [0, keys) (SplitMix64's finalizer, a
+// bijection of uint64, so the keys are distinct: n = keys exactly), and the
+// probes are Mix64(family 2^40 + keys + j) for j in [0, probes): a disjoint
+// index range, so every probe is absent by construction and every hit is a
+// false positive. Memory is the filter plus one batch of 4096 keys. False
+// negatives are checked on `negative_checks` inserted keys spread evenly over
+// the insert order (all of them if fewer).
+//
+// One filter per measurement: its realized rate scatters around the model's
+// expectation (relative sd ~ k / sqrt(m) when half full), which the binomial
+// interval does not cover; that is negligible while probes x rate x k^2 / m
+// << 1 (2 x 10^8 probes at 1%, k = 6, m = 10^10 bits: 0.007), i.e. for the
+// large filters this mode is for (SuggestedReplicas above says when not).
+//
+// Probes for a relative half-width r of the model's acceptance interval at
+// confidence C: N = (z / r)^2 (1 - p) / p (stats.h); at r = 5%, C = 99.99%
+// (z = 3.89): 6.0e5 / (p / 1%) probes, i.e. 6.0e7 at 1e-4, 6.0e9 at 1e-6.
+struct StreamedSpec {
+  uint64_t keys = 0;            // n
+  uint64_t probes = 0;          // absent-key queries
+  uint64_t family = 0;          // below 2^24; keys + probes below 2^40
+  double confidence = 0.9999;   // of the acceptance interval
+  uint64_t negative_checks = uint64_t{1} << 20;
+  // Called now and then (every 2^26 operations) with the stage ("insert",
+  // "probe"), operations done and the stage's total; may be null.
+  void (*progress)(const char* stage, uint64_t done, uint64_t total) = nullptr;
+};
+
+struct StreamedMeasurement {
+  uint64_t keys = 0;             // the model's n
+  uint64_t negatives_checked = 0;
+  uint64_t false_negatives = 0;  // must be 0
+  FprCheck check;                // probes, false positives, model, intervals, pass
+  double z = 0;                  // (hits - N p) / sqrt(N p (1 - p)): measured against the model in sd
+  bool pass() const { return false_negatives == 0 && check.pass; }
+};
+
+// Inserts `keys` streamed keys into `filter` (cleared first; inserted() set to
+// keys), checks the sample for false negatives, probes, and holds the count
+// against PredictFpr at n = keys. Throws std::invalid_argument naming the
+// field for keys = 0, probes = 0, keys + probes >= 2^40 or family >= 2^24.
+StreamedMeasurement MeasureFprStreamed(Filter& filter, const StreamedSpec& spec);
+
 }  // namespace blockbloom
 
 #endif  // BLOCKBLOOM_MEASURE_H_

@@ -10,9 +10,12 @@
 //
 // Blocked (one block per key; Putze, Sanders & Singler 2007): the block a
 // query lands in holds i keys with probability Binomial(i; n, 1/b) (computed
-// here in log space by walking out from the mode, so it is exact to double
-// precision up to n = 10^10 and beyond), and the rate is the mixture
+// here in log space by walking out from the mode with the ratios of
+// neighbouring terms, so it is exact to double precision at any n), and the
+// rate is the mixture
 //   f = sum_i Binom(i; n, 1/b) * f_block(i).
+// (1/b when blocks are equally likely: "Block selection" below gives the two
+// classes of blocks the kernels' 32-bit selection really has.)
 // Because loads vary, a blocked filter is worse than the classic one at the
 // same m/n: 10 bits/key, k = 6, B = 512 gives 0.9665% here, where the classic
 // formula says 0.819%. Published figures for that point: RocksDB's
@@ -45,6 +48,60 @@
 //    f_block(i) <- f_block(i) + (1 - f_block(i)) (1 - (1 - 2^-32)^i).
 //    (A filter that took both from one 32-bit hash would instead gain
 //    1 - (1 - 2^-32)^n overall, which dominates past ~40M keys at 10 bits/key.)
+//
+// Block selection (the kernels' BlockIndex, kernels/layout.h): the block is
+// (h32 * b) >> 32 of the hash's high 32 bits h32, uniform on 2^32 values. Block
+// j receives the h32 in [ceil(j 2^32 / b), ceil((j+1) 2^32 / b)): with
+// c = floor(2^32 / b) every block gets c or c + 1 values, and since they sum to
+// 2^32 exactly r = 2^32 - b c blocks get c + 1 (CountBlockClasses). A key lands
+// in a given block of a class with p_s = c / 2^32 or p_l = (c + 1) / 2^32, and
+// the query's block is drawn the same way, so the query sees a class with
+// probability (blocks in it) x p, and then a load Binomial(n, p):
+//   f = (b - r) p_s E[f_block(Binom(n, p_s))] + r p_l E[f_block(Binom(n, p_l))],
+// the weights summing to 1 (b c + r = 2^32). When b divides 2^32 (r = 0), and
+// in particular at b = 2^31 and 2^32, this is the uniform model with p = 1/b.
+// Otherwise the query favours the fuller class: to first order the rate grows
+// by E theta (1 - theta) / c^2 relative, theta = r / b, E = d ln f / d ln(load)
+// ~ 10 (blocked512, k = 6) or ~ 5.6 (register64, k = 5) at 10 bits/key. Numbers
+// (this model against the uniform one, 10 bits/key, relative excess):
+//   blocks        blocked512 k=6   split256     sectorized512 k=8  register64 k=5
+//   10^7          1.4e-5           1.6e-5       1.8e-5             7.7e-6
+//   10^8          2.6e-4           3.0e-4       3.3e-4             1.5e-4
+//   1.5 x 10^8    2.8e-3           3.3e-3       3.7e-3             1.6e-3
+//   2^31          0                0            0                  0
+//   2.9 x 10^9    0.97% -> 2.12%   1.26 -> 3.02 1.05 -> 2.70       1.78 -> 2.96
+//   2^32          0                0            0                  0
+// A relative excess e is resolved (3 sd) by 9 / (e^2 f) probes: about 5 x 10^12
+// at 10^7 blocks, 10^10 at 10^8 (never measured), 2 x 10^8 at 1.5 x 10^8
+// (register64 at 10^9 keys: 1.78780% here, 1.78444% uniform; measured 1.78774%
+// and 1.78858%, bench/results/scale.md). Past 2^31
+// blocks c = 1: the r blocks with 2 values carry the load of a 2^31-block filter,
+// so the rate falls only linearly from the 2^31-block rate to the 2^32-block one
+// as b grows, and the solver sizes such filters by it. split256 selects blocks
+// the same way (Parquet's ((h >> 32) z) >> 32) and is modeled by the same term.
+// The term applies from b = 3 (b = 1 and powers of two are uniform).
+//
+// Classic's probe index (g * m) >> 64 with g uniform on 2^64 values gives bits
+// floor(2^64 / m) >= 2^24 values or one more (m <= 2^40), so a bit's
+// probability is off by at most 2^-24 relative and the rate by ~ k^2 2^-48
+// ~ 10^-12 relative at most: below double rounding of anything measurable, so
+// it is not modeled. Two keys with equal 64-bit hashes share every probe: that
+// term, 1 - (1 - 2^-64)^n, is included (it matters only when n nears 2^64 / 10^3).
+//
+// Totality: every (layout, blocks, k, n) in range, n up to 2^64 - 1, returns a
+// finite rate in [0, 1] after at most 2 x 2 (40 sd + 50) + 2 evaluations of
+// f_block (sd = sqrt(load) < 256). The mixture's walk is only taken below a
+// mean load of 2^16 keys per block; from there on the limit form is the rate 1,
+// exact to double precision: with load lambda >= 2^16 the load is below lambda/2
+// with probability <= e^(-lambda/8) <= e^(-8192) (Chernoff), and at a load
+// i >= 2^15 every layout has 1 - f_block(i) <= 16 (1 - 1/512)^i <= 16 e^-64
+// ~ 3e-27 (a query bit is unset with probability at most (1 - 1/512)^i per
+// probe, at most 16 probes), far below 2^-53. The walk itself needs only
+// ratios of neighbouring binomial probabilities (no lgamma of n), so it is
+// exact to double precision at any n. So `stats` on a header claiming 2^63 keys
+// in 2 blocks answers 1 at once, and SolveForKeys(blocked512, 10^19, 0.01)
+// refuses in milliseconds: the largest blocked512 filter (2^32 blocks) holds
+// at most 221,720,634,432 keys at 1% (k = 6).
 #ifndef BLOCKBLOOM_MODEL_H_
 #define BLOCKBLOOM_MODEL_H_
 
@@ -71,6 +128,27 @@ double ClassicBitsForFpr(double n, double p);
 double PredictFpr(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n);
 // The per-block rate given a block load of i keys (blocked layouts only).
 double BlockFpr(Layout layout, uint32_t k, uint64_t i);
+// What PredictFpr would say if every block were equally likely (1/b): the
+// model before the block-selection term, for comparison (classic: PredictFpr).
+double PredictFprUniformBlocks(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n);
+
+// Block selection (see above): index = (h * b) >> w for h uniform on 2^w values
+// gives values_per_block = floor(2^w / b) values to every block and one more to
+// big_blocks = 2^w - b * floor(2^w / b) of them. Throws std::invalid_argument
+// unless 1 <= w <= 32 and 1 <= b <= 2^w.
+struct BlockClasses {
+  uint64_t values_per_block;  // c
+  uint64_t big_blocks;        // blocks with c + 1 values
+};
+BlockClasses CountBlockClasses(uint64_t num_blocks, unsigned select_bits);
+
+namespace detail {
+// PredictFpr of a blocked layout whose block index is (h * b) >> select_bits
+// for a uniform select_bits-bit h; the kernels' is select_bits = 32, and
+// PredictFpr(layout, b, k, n) == PredictBlockedFprSelecting(layout, b, k, n, 32).
+// A smaller width lets a test enumerate every h (tests/model_test.cc).
+double PredictBlockedFprSelecting(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n, unsigned select_bits);
+}  // namespace detail
 
 // ---- The solver --------------------------------------------------------------------
 struct FilterParams {
@@ -85,12 +163,19 @@ struct FilterParams {
 // The smallest filter (fewest bits; among equal sizes the lowest rate) whose
 // model rate for n keys is at most fpr: every k the layout accepts is searched
 // (doubling then bisection on the block count, the rate falling as blocks are
-// added). Throws std::invalid_argument naming the parameter for n = 0 or fpr
-// outside (0, 1), or if no filter within the layout's limits reaches fpr.
+// added; with the block-selection term too, piecewise). Throws
+// std::invalid_argument naming the parameter for n = 0 or fpr outside (0, 1),
+// and, before any search, when n is beyond what the layout's largest filter
+// holds at fpr: the message gives that filter and how many keys it holds
+// ("expected keys = 10000000000000000000 is beyond what any blocked512 filter
+// holds at false-positive rate 0.01: the largest blocked512 filter (4294967296
+// blocks, 256 GiB) holds at most 221720634432 keys (k = 6)"). Bounded time for
+// every input (milliseconds to a tenth of a second).
 FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr);
 // The best k (lowest model rate) for a filter of `num_blocks` blocks holding n keys.
 FilterParams SolveForSize(Layout layout, uint64_t num_blocks, uint64_t n);
-// The largest n whose model rate at (num_blocks, k) is at most fpr (0 if none).
+// The largest n whose model rate at (num_blocks, k) is at most fpr (0 if none,
+// 2^64 - 1 if every n is).
 uint64_t Capacity(Layout layout, uint64_t num_blocks, uint32_t k, double fpr);
 // The k with the largest capacity at (num_blocks, fpr): capacity holds that n,
 // fpr the model's rate there (k = 0, capacity = 0 if no k reaches fpr).
