@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -302,6 +303,34 @@ FilterParams SolveForSize(Layout layout, uint64_t num_blocks, uint64_t n) {
   return best;
 }
 
+std::optional<uint64_t> BlocksForKeys(Layout layout, uint32_t k, uint64_t n, double fpr) {
+  const uint64_t block_bits = LayoutBlockBits(layout);
+  const uint64_t max_blocks = MaxBlocks(layout);
+  // The rate falls as blocks grow: find the smallest count meeting fpr by
+  // doubling, then bisection. Start from the classic estimate / 4.
+  const double est_blocks = std::max(1.0, ClassicBitsForFpr(static_cast<double>(n), fpr) / 4.0) /
+                            static_cast<double>(block_bits);
+  uint64_t hi = est_blocks >= static_cast<double>(max_blocks) ? max_blocks
+                                                               : std::max<uint64_t>(1, static_cast<uint64_t>(est_blocks));
+  while (PredictFpr(layout, hi, k, n) > fpr) {
+    if (hi == max_blocks) break;
+    hi = std::min(max_blocks, hi * 2);
+  }
+  const double f_hi = PredictFpr(layout, hi, k, n);
+  if (f_hi > fpr) return std::nullopt;  // this k cannot reach fpr within the limits
+  uint64_t lo = hi / 2;      // lo fails or is 0
+  if (lo > 0 && PredictFpr(layout, lo, k, n) <= fpr) lo = 0;  // doubling started below: search all
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (PredictFpr(layout, mid, k, n) <= fpr) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
+}
+
 FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr) {
   if (n == 0) Invalid("expected keys = 0 is out of range: expected at least 1");
   if (!(fpr > 0.0 && fpr < 1.0))
@@ -327,28 +356,9 @@ FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr) {
   FilterParams best{layout, 0, 0, 0, 1.0};
   for (uint32_t k = LayoutMinK(layout); k <= LayoutMaxK(layout); ++k) {
     if (!LayoutAcceptsK(layout, k)) continue;
-    // The rate falls as blocks grow: find the smallest count meeting fpr by
-    // doubling, then bisection. Start from the classic estimate / 4.
-    const double est_blocks = std::max(1.0, ClassicBitsForFpr(static_cast<double>(n), fpr) / 4.0) /
-                              static_cast<double>(block_bits);
-    uint64_t hi = est_blocks >= static_cast<double>(max_blocks) ? max_blocks
-                                                                 : std::max<uint64_t>(1, static_cast<uint64_t>(est_blocks));
-    while (PredictFpr(layout, hi, k, n) > fpr) {
-      if (hi == max_blocks) break;
-      hi = std::min(max_blocks, hi * 2);
-    }
-    const double f_hi = PredictFpr(layout, hi, k, n);
-    if (f_hi > fpr) continue;  // this k cannot reach fpr within the limits
-    uint64_t lo = hi / 2;      // lo fails or is 0
-    if (lo > 0 && PredictFpr(layout, lo, k, n) <= fpr) lo = 0;  // doubling started below: search all
-    while (hi - lo > 1) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (PredictFpr(layout, mid, k, n) <= fpr) {
-        hi = mid;
-      } else {
-        lo = mid;
-      }
-    }
+    const std::optional<uint64_t> blocks = BlocksForKeys(layout, k, n, fpr);
+    if (!blocks) continue;  // this k cannot reach fpr within the limits
+    const uint64_t hi = *blocks;
     // Fewest bits first; at equal size the lower rate (the best k there).
     const FilterParams candidate{layout, hi, k, hi * block_bits, PredictFpr(layout, hi, k, n)};
     if (!found || candidate.bits < best.bits || (candidate.bits == best.bits && candidate.fpr < best.fpr)) {

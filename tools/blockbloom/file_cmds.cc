@@ -88,25 +88,6 @@ class Progress {
 Layout LayoutArg(const Args& args) { return LayoutOption(args.Require("layout")); }
 HashKind HashArg(const Args& args) { return HashOption(args.GetOr("hash", "xxh3")); }
 
-// The fewest blocks whose model rate for n keys at this k is at most fpr: the
-// rate falls as blocks grow, so double up to a bracket, then bisect.
-uint64_t BlocksForFpr(Layout layout, uint32_t k, uint64_t n, double fpr) {
-  const uint64_t max_blocks = Traits(layout).max_blocks;
-  uint64_t hi = 1;
-  while (PredictFpr(layout, hi, k, n) > fpr) {
-    if (hi >= max_blocks)
-      throw UsageError("--fpr = " + FormatReal(fpr) + " is out of reach with --k " + std::to_string(k) + " for " +
-                       std::to_string(n) + " keys within the layout's size limit");
-    hi = std::min(hi * 2, max_blocks);
-  }
-  uint64_t lo = hi / 2;  // rate(lo) > fpr unless lo == 0
-  while (hi - lo > 1) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    (PredictFpr(layout, mid, k, n) <= fpr ? hi : lo) = mid;
-  }
-  return hi;
-}
-
 uint64_t MaxBits(Layout layout) { return LayoutBits(layout, Traits(layout).max_blocks); }
 
 // Builds the filter, or says how many bytes it could not get.
@@ -149,7 +130,11 @@ Filter SizedFilter(const Args& args, uint64_t key_count, Sizing* sizing) {
       return Allocate(layout, p.num_blocks, p.k, hash, seed);
     }
     const auto k = static_cast<uint32_t>(*k_arg);
-    return Allocate(layout, BlocksForFpr(layout, k, n, fpr), k, hash, seed);
+    const std::optional<uint64_t> blocks = BlocksForKeys(layout, k, n, fpr);  // the solver's own search
+    if (!blocks)
+      throw UsageError("--fpr = " + FormatReal(fpr) + " is out of reach with --k " + std::to_string(k) + " for " +
+                       std::to_string(n) + " keys within the layout's size limit");
+    return Allocate(layout, *blocks, k, hash, seed);
   }
   uint64_t bits = 0;
   if (args.Has("bits-per-key")) {

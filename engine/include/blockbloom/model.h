@@ -107,6 +107,8 @@
 
 #include <cstdint>
 
+#include <optional>
+
 #include "blockbloom/layout.h"
 
 namespace blockbloom {
@@ -172,6 +174,10 @@ struct FilterParams {
 // blocks, 256 GiB) holds at most 221720634432 keys (k = 6)"). Bounded time for
 // every input (milliseconds to a tenth of a second).
 FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr);
+// The same search for one given k: the fewest blocks (classic: bits) whose
+// model rate for n keys is at most fpr, or nullopt if none up to the layout's
+// largest filter. k must be accepted by the layout, n >= 1, 0 < fpr < 1.
+std::optional<uint64_t> BlocksForKeys(Layout layout, uint32_t k, uint64_t n, double fpr);
 // The best k (lowest model rate) for a filter of `num_blocks` blocks holding n keys.
 FilterParams SolveForSize(Layout layout, uint64_t num_blocks, uint64_t n);
 // The largest n whose model rate at (num_blocks, k) is at most fpr (0 if none,
