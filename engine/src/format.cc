@@ -17,6 +17,7 @@
 #include <tuple>
 #include <utility>
 
+#include "engine/src/bytes.h"
 #include "engine/src/filter_access.h"
 #include "engine/src/hash_inline.h"
 #include "engine/src/path.h"
@@ -45,20 +46,9 @@ constexpr size_t kOffChecksum = 56;
 static_assert(kOffChecksum + 8 == kFormatHeaderBytes);
 static_assert(kFormatHeaderBytes % 64 == 0, "the payload must start on a cache line");
 
-uint64_t LoadLE(const uint8_t* p, size_t bytes) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-void StoreLE(uint8_t* p, uint64_t v, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using detail::Hex;
+using detail::LoadLE;
+using detail::StoreLE;
 
 // XXH3-64 (seed 0) of header[0, 56) followed by the payload: one streaming
 // pass, so neither is copied.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "blockbloom/model.h"
+#include "engine/src/bytes.h"
 #include "engine/src/filter_access.h"
 #include "engine/src/hash_inline.h"
 #include "kernels/common.h"
@@ -43,20 +44,9 @@ constexpr size_t kOffChecksum = 40;
 constexpr size_t kOffReserved48 = 48;
 static_assert(kOffReserved48 + 16 == kGardenHeaderBytes);
 
-uint64_t LoadLE(const uint8_t* p, size_t bytes) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-void StoreLE(uint8_t* p, uint64_t v, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using detail::Hex;
+using detail::LoadLE;
+using detail::StoreLE;
 std::string Real(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", v);
