@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the blockbloom benchmark binary: the row plan, key
 // generation, probe pools, the huge-page buffer and the one-slot caches that
 // hold the filled filter of the rows being run.

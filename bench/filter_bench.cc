@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter rows: insert and query (present, absent, 50/50 mix), per key and
 // batched, on one pinned target or the scalar reference, 1 or 2 threads.
 //

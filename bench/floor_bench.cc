@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The memory-bound floor every filter row is held against, and the hash-only
 // cost of the keys.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // garden_bench: every garden variant's insert and query speed at 1M keys,
 // beside the engine's blocked512 batch path in the same binary and run, so
 // the ratios (issue 14: "the blocked counting filter within 2x of blocked512")

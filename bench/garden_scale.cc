@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The garden variants with a rate formula, held to measurement the streamed
 // way (issue 13's last item): keys SplitMix64(i) for i < n (distinct), probes
 // SplitMix64 of a disjoint index range (absent by construction), no exact set;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blockbloom_bench: every suite in one binary, registered programmatically so
 // each row's name carries its layout, size, key type, mode and target.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The peer measured in the same run: libbloom (Debian's libbloom-dev), the
 // classic unblocked Bloom filter in C many projects ship. It has only a per-key
 // API (bloom_add / bloom_check, MurmurHash2 double hashing over the whole array).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Block selection from 32 vs 64 hash bits (issue 13): what a uniform 64-bit
 // multiply-high would cost. A standalone Google Benchmark program (its own
 // main; not in blockbloom_bench, whose CMake list others own):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compiling blockbloom for 64-bit ARM Linux on a Debian (multiarch) host.
 #
 #   tools/install-deps.sh arm     # g++-aarch64-linux-gnu, qemu-user, libhwy-dev:arm64, ...

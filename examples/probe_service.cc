@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // probe_service: the shape of a service that uses blockbloom.
 //
 //   probe_service KEYS PROBES FILTER

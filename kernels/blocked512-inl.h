@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blocked512: k = 1..16 bits anywhere in a 512-bit (cache-line) block.
 //   Facts:   its row in blockbloom::kLayoutTraits (engine/include/blockbloom/layout.h).
 //   Bits:    block = BlockIndex(hash) (kernels/common.h); probe i (i < k) sets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // classic: k = 1..32 probes anywhere in m bits (no blocks).
 //   Facts:   its row in blockbloom::kLayoutTraits (engine/include/blockbloom/layout.h).
 //   Bits:    Kirsch-Mitzenmacher double hashing (kernels/common.h): g_0 = hash,

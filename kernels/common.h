@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the layouts' mechanisms share, in plain C++: the block index, the probe
 // constants, the classic layout's double hashing, XXH3's 8-byte constants and
 // how a reference probe touches a word. The facts of each layout (block size,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-target kernels of the blocked counting filter (layout: kernels/counting.h;
 // the bits are defined by kernels/counting_reference.cc).
 //

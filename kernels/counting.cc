@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocked counting filter's dispatch module (Highway's skeleton shape, as
 // kernels/kernels.cc): this file re-includes itself once per target through
 // foreach_target.h; each pass defines that target's CountingOps table, and the

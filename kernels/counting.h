@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels of the blocked counting filter (garden/blocked_counting.h): 4-bit
 // counters, the k counters of a key in one 64-byte line, so a key costs one
 // cache miss however large the filter (the classic counting filter costs k).

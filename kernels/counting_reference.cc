@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scalar reference of the blocked counting filter: plain C++, one key at a
 // time, one counter at a time. It DEFINES the bits (kernels/counting.h); the
 // SIMD targets (kernels/counting-inl.h) are held to it byte for byte.

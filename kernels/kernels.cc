@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatch module (Highway's skeleton shape): this file re-includes itself
 // once per target through foreach_target.h; each pass defines that target's
 // Ops table, and the HWY_ONCE part collects the tables and picks one.

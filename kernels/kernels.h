@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blockbloom kernels: the only place where SIMD (Google Highway) appears.
 //
 // This header is plain C++: no Highway types, no intrinsics. The engine calls

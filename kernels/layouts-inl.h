@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every layout's mechanism, listed once. Included by the scalar reference
 // (kernels/reference.cc: the reference probes only) and by the per-target
 // pipeline (kernels/pipeline-inl.h: the per-target probes too). No include

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch pipeline (per target): hash ahead, prefetch a fixed distance
 // ahead, then probe, for any layout's probe (kernels/<layout>-inl.h, listed in
 // kernels/layouts-inl.h). Dispatch picks the probe type once per batch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every layout's per-target probe shares (stages 2-4: pick the block, build
 // the probe mask, test or set it). A probe is a small class built from a
 // FilterRef with three members, the same for every layout:

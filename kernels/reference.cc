@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scalar reference: each layout's probe is defined in kernels/<layout>-inl.h
 // (its reference part, plain C++); this file switches among them and wraps
 // them as an Ops table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scalar reference: plain C++, one key at a time. It *defines* the bit
 // layout of every filter (each layout's part in kernels/<layout>-inl.h); every
 // SIMD target must write the same bytes and give the same answers

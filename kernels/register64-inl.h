@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // register64: k = 1..8 bits in one 64-bit word.
 //   Facts:   its row in blockbloom::kLayoutTraits (engine/include/blockbloom/layout.h).
 //   Bits:    word = BlockIndex(hash) (kernels/common.h); probe i (i < k) sets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sectorized512: 16 x u32 words in k zones (k = 1, 2, 4, 8, 16), one bit in
 // one word per zone (Lang et al.'s cache-sectorized blocking; why: the
 // layout's row in blockbloom::kLayoutTraits, engine/include/blockbloom/layout.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // split256: Apache Parquet's split block Bloom filter (SBBF), bit-exact: 8 x u32
 // words per 256-bit block, one bit per word, k = 8.
 //   Facts:   its row in blockbloom::kLayoutTraits (engine/include/blockbloom/layout.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-target XXH3-64 of 8-byte keys (stage 1: hash the key).
 // Bit-exact with XXH3_64bits_withSeed(&key, 8, seed); see kernels/common.h for
 // the derivation and kernels/reference.cc for the scalar twin.

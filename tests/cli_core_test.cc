@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CLI's own front door, through the built binary: `targets`, pinning by
 // flag and by BLOCKBLOOM_TARGET, usage errors, and a small `demo`.
 #include <gtest/gtest.h>

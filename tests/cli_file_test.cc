@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of the file commands through the built `blockbloom` binary:
 // build, query, stats, merge, fold, import-parquet, export-parquet. Each result
 // is checked against the library doing the same thing; each failure must print

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of the garden commands through the built `blockbloom`
 // binary: the Summary Cache scenario (a digest built on one side, shipped,
 // merged on the other, answering exactly as one built from the union), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CLI against hostile but fair inputs (issue 12), through the built
 // binary: odd output paths (FIFO, socket, device, directory, symlink), FIFOs as
 // inputs, signals during a save, stale temporary files, overloaded headers,

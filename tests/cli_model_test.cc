@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model commands of the built CLI (BLOCKBLOOM_CLI): params, table and
 // verify, run as a user would, checking output and exit status, bad input
 // included (exit 2, a message naming the option).

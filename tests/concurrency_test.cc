@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrent writers beside concurrent readers: 2 threads insert with
 // InsertAtomic / InsertBatchAtomic while 2 threads query with the atomic query
 // forms, on every layout. Run under ThreadSanitizer by the test command's TSan

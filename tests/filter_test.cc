@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public Filter API: parameter errors, batch == per-key on every layout and
 // key type, construction by (n, fpr), copies and unions, concurrent atomic
 // inserts, and the golden schema test that pins the bytes of every layout.

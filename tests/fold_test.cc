@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fold (halving) and the distinct-key estimator of fold.h.
 #include "blockbloom/fold.h"
 

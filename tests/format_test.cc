@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter file format: round trips on every layout (Filter, file, mmap
 // view, every SIMD target), one test per kind of corruption, atomic save, and
 // the golden files that pin format version 1.

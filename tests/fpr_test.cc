@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measured false-positive rates against the exact model (model.h), for every
 // layout: each point's measured rate must lie in the model's 99.99% binomial
 // acceptance interval, with enough absent probes that the interval's half-width

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BlockedCountingFilter (garden/blocked_counting.h): no false negatives,
 // batches equal per-key calls on every target, remove round trips, merge is
 // the filter of the union, saturation sticks, and the false-positive and

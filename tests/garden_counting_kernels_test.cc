@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every compiled target of the blocked counting kernels (kernels/counting.h)
 // against the scalar reference, byte for byte: line bytes after inserts
 // (with saturation), removes (refused and accepted), and the query, count and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Garden files (garden/format.h) and merges: every variant round-trips through
 // bytes and files with the same answers and the same bytes again; golden files
 // pin the format; corrupt, truncated and crafted files are refused with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every compiled target against the scalar reference: filter bytes and
 // answers, for every layout and every supported k, over batch sizes 0, 1,
 // lane count +-1, odd and large, from misaligned starts; and the XXH3 kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every layout is complete: from the traits table (layout.h), each layout has
 // consistent facts, a scalar reference probe, a per-target probe on every
 // compiled target, and a formula in the model. (Its golden entry is checked by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exact model and solver (model.h), the binomial statistics (stats.h) and
 // the exact-set reference (exact_set.h): published points, identities between
 // formulas, solver optimality, and the statistics against direct sums.

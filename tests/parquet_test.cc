@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parquet split-block Bloom filters: the fixtures written by parquet-rs and
 // parquet-mr (../shared/fixtures/parquet-sbbf) import, rebuild and export byte
 // for byte; headers with anything but BLOCK / XXHASH / UNCOMPRESSED are refused.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The one benchmark command: installs what it needs, builds blockbloom_bench,
 # runs it, and turns its JSON into a Markdown report and PNG plots.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages blockbloom needs, only those missing.
 #   tools/install-deps.sh [build|test|arm|fuzz|report|python ...]   (default: build)
 # As root it runs apt-get itself; otherwise it says what to install.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Google Benchmark JSON from blockbloom_bench -> Markdown report + PNG plots.
 
     tools/report.py RESULTS.json OUTDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The scale report (issue 13): the exact model held to measurement at 10^9 keys
 # on every layout, with `blockbloom verify --streamed` (SplitMix64 keys, probes
 # from a disjoint index range, no exact set). Not a CI test: about 10-20 minutes

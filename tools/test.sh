@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README's second command (and all that CI runs): install what is missing,
 # build everything warning-free with g++ and run every test (each SIMD target
 # its own case); build with clang too (its fallback target is EMU128, g++'s is

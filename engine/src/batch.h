@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batch paths of FilterView (and so of Filter and MappedFilter): hash in L1-sized chunks where the kernels cannot (strings, XXH64),
 // then hand each chunk to the active target's kernels.
 #ifndef BLOCKBLOOM_ENGINE_BATCH_H_

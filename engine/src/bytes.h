@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Little-endian field access and hex for the engine's file formats (filter
 // files, format.cc; garden files, garden_format.cc): one copy of each helper.
 #ifndef BLOCKBLOOM_ENGINE_BYTES_H_

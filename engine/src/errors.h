@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's one way to reject a bad argument: std::invalid_argument with
 // the "blockbloom: " prefix every message carries, e.g.
 //   Invalid("k = 3 is out of range for layout sectorized512: expected 1, 2, 4, 8 or 16").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the engine's own loaders (format, Parquet, fold) and the kernels' glue
 // may reach inside a filter that its users may not: the writable payload and
 // the inserted count, and a view over memory the engine has validated.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The garden file (engine/include/blockbloom/garden/format.h): writer, the
 // validating reader, and each variant's parameters and payload.
 #include "blockbloom/garden/format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Private helpers of the garden sources (engine/src/garden_*.cc).
 #ifndef BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
 #define BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_

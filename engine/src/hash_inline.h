@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place xxHash is included (inline: hashing an 8-byte key through the
 // shared library's call costs ~10x the inlined form). No XXH_* type leaves
 // this header's users.

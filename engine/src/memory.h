@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cache-line memory for filter payloads (and for buffers that must behave like
 // one, such as the benchmark's memory floor).
 #ifndef BLOCKBLOOM_ENGINE_MEMORY_H_

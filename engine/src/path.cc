@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "engine/src/path.h"
 
 #include <dirent.h>

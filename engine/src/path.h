@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Paths as a careful Unix tool treats them (internal to blockbloom; the CLI
 // uses it too). The rules are stated for users in format.h:
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Benchmarks of the Python bindings and blockbloom.dask; writes a Markdown report.
 
     PYTHONPATH=build/python/python /usr/bin/python3 python/bench/bench_python.py [--dask-keys 1e8] [-o FILE]

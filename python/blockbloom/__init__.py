@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """blockbloom: SIMD cache-line-blocked Bloom filters over numpy.
 
     import numpy as np, blockbloom

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Type stubs for blockbloom._core, the compiled bindings (python/src/module.cc)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """blockbloom over Dask: one filter per partition, merged by union; probes against one shared filter.
 
     import dask.array as da, blockbloom.dask

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blockbloom._core: the Python bindings (pybind11) over the static library.
 //
 // Keys cross the boundary without copies where the bytes already have the

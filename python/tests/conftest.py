@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures. Run with the interpreter the Debian packages belong to and the built package on
 PYTHONPATH (tools/ci/python.sh does both):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """blockbloom.dask on the local schedulers and on a dask.distributed LocalCluster of 2 worker processes."""
 
 from __future__ import annotations

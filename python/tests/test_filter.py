@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Filter API on every SIMD target this CPU runs (each pinned in turn)."""
 
 from __future__ import annotations

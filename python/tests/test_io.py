@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Files, bytes, pickles, memory maps, Parquet, and byte-for-byte agreement with the CLI."""
 
 from __future__ import annotations

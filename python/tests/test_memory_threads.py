@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Zero-copy key arrays (measured with tracemalloc, which sees numpy's allocations) and the GIL
 released around batch calls."""
 

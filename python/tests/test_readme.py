@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The README's Python examples run as written (in a subprocess, in a scratch directory)."""
 
 from __future__ import annotations

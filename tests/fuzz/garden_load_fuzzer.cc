@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the garden-file loader (garden/format.h) on arbitrary
 // bytes, for every variant. Built only with -DBLOCKBLOOM_FUZZ=ON and clang,
 // under ASan and UBSan: any crash, leak, out-of-bounds read or undefined

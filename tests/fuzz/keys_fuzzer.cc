@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the CLI's key-file reader (tools/blockbloom/keys.*), lines
 // and fixed-width records, on arbitrary bytes. The first input byte picks the
 // mode (0: lines; w > 0: records of w bytes) and the batch size; the rest is

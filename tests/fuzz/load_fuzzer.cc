@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the filter-file loader and the Parquet header parser on
 // arbitrary bytes. Built only with -DBLOCKBLOOM_FUZZ=ON and clang
 // (tools/ci/fuzz.sh), under ASan and UBSan: any crash, leak, out-of-bounds read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the file paths of the format, on arbitrary bytes written
 // to a memfd (a regular file) and opened by path: MappedFilter::Open (the mmap
 // view), LoadFilter (pread into the filter) and DeserializeFilter (a buffer)

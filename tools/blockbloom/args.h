@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small command-line parser shared by every blockbloom command: "--name value"
 // options, "--flag" switches and positionals, with errors that name the
 // parameter, the value and what was expected.

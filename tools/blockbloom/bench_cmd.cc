@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `blockbloom bench [BENCHMARK_FLAGS...]`: runs the Google Benchmark suites
 // (bench/, target blockbloom_bench) that the CMake build put beside this
 // binary. tools/bench.sh wraps it with the report and plots.

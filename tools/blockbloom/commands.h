@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blockbloom CLI's commands. Each takes the arguments after its name and
 // returns the process exit status; bad usage throws cli::UsageError, other
 // failures std::exception (main prints one line on stderr and exits non-zero).

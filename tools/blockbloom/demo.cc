@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `blockbloom demo`: the project's main job in one command. Builds a
 // cache-line-blocked filter for 10 million keys at a 1% target, then for every
 // SIMD target this CPU runs: inserts the keys in batches, probes 10 million

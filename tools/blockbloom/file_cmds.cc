@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The file commands: build, query, stats, merge, fold, import-parquet,
 // export-parquet. Every output file is written atomically (format.h), so a
 // failing command leaves no partial file behind.

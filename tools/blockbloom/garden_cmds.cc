@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The garden commands: garden-build, garden-query, garden-stats, garden-merge,
 // for the counting filter (classic, `counting`), the blocked counting filter
 // (`blocked-counting`) and the count-min sketch (`count-min`); garden-merge and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `blockbloom COMMAND --help`: every option of every command with its default
 // (tests/cli_core_test.cc checks each option the parser accepts is listed
 // here with a default or "required").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keys for the CLI's build and query: read from a file (a regular file only,
 // never waited on) or standard input, then split in one of two ways:
 //   - lines: split on '\n' only and never trimmed (a trailing '\r' or space is

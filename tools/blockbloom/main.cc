@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blockbloom: the command-line front end of the library.
 //
 // Every command's output to stdout is checked: a failed write (a full disk,

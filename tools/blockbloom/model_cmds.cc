@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `blockbloom params` and `blockbloom table`: the exact model (model.h) as a
 // calculator.
 //

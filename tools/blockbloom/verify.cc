@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `blockbloom verify`: builds real filters over a grid and holds each measured
 // false-positive rate against the exact model.
 //

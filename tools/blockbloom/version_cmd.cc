@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `blockbloom version` and `blockbloom --version`: the library version, the
 // filter file format version and the SIMD targets compiled in.
 #include <cstdio>

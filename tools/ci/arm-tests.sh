@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ARM stage of the test command (tools/test.sh runs it when present): cross-
 # compile the library and the kernel tests for aarch64 with g++-aarch64-linux-gnu
 # against Debian's arm64 libhwy-dev, then run them under qemu-aarch64 on a set of

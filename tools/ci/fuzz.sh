@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The fuzz stage of tools/test.sh: builds the four libFuzzer targets of
 # tests/fuzz/ with clang, libFuzzer, ASan and UBSan (library included, every
 # SIMD target compiled in, as the shipped library is) and fuzzes each for a

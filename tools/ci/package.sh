@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Package stage: blockbloom as a downstream project sees it. Installs the g++
 # build (build/gcc, configured and built here if tools/test.sh has not) into a
 # temporary prefix, checks what was installed and `blockbloom --version`, then

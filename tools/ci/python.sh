@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Test stage: the Python bindings and blockbloom.dask (python/). Builds the extension and the CLI in
 # build/python (g++, warnings are errors) against /usr/bin/python3 -- the interpreter Debian's
 # python3-numpy/-dask/-distributed/-pytest belong to; a pyenv or venv python3 first on PATH cannot

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Stage of tools/test.sh: the engine and kernel tests built with clang under
 # AddressSanitizer + UndefinedBehaviorSanitizer (every x86 target the CPU runs,
 # plus EMU128), so an out-of-bounds read in a kernel tail or a bad shift fails CI.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Stage of tools/test.sh: concurrent writers beside concurrent readers under
 # ThreadSanitizer (clang). tests/concurrency_test.cc runs 2 InsertAtomic
 # writers beside 2 readers using the atomic query forms on every layout; TSan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blockbloom::ExactSet: the truth a Bloom filter approximates. It stores every
 // distinct key's bytes and answers membership exactly, so false positives are
 // counted against what was really inserted: duplicate keys count once (the

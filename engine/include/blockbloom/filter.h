@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blockbloom::Filter: one Bloom filter of any layout, owning its payload.
 //
 //   auto f = blockbloom::Filter::ForKeys(blockbloom::Layout::kBlocked512, 10'000'000, 0.01);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole-filter arithmetic beyond union: halving a filter (fold) and estimating
 // how many distinct keys it holds from its fill.
 #ifndef BLOCKBLOOM_FOLD_H_

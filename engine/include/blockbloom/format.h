@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blockbloom filter file: a durable, portable, memory-mappable format.
 //
 //   blockbloom::SaveFilter(filter, "urls.bbf");          // atomic: temp file, fsync, rename

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The garden: the Bloom filter variants of the source documents ("A Garden
 // Variety of Bloom Filters", seeds/001; counting filters, seeds/000), as plain
 // C++ beside the SIMD engine. Each header states its formula with a short

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 1, the key hash: which functions a filter can use and how a key is fed
 // to them. The kernels take these 64-bit hashes, never keys.
 #ifndef BLOCKBLOOM_HASH_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Filter layouts: the names users see in the API, the CLI, the file format and
 // the reports, and one table of facts per layout (LayoutTraits).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measuring a filter's false-positive rate honestly: the one routine that
 // `blockbloom verify` and the tests share.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exact false-positive model of every layout, and the solver built on it.
 //
 // Notation: m bits, n keys inserted, k bits per key, B bits per block,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Apache Parquet split-block Bloom filters (SBBF), imported and exported byte
 // for byte.
 //

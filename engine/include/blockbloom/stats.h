@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binomial statistics for holding measured false-positive rates against the
 // model: the one place the verifier (`blockbloom verify`) and the tests get
 // their intervals from.

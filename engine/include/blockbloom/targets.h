@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SIMD targets: which kernels this binary carries, which one runs, and how to
 // pin one. The best target the CPU supports is chosen at first use; the
 // environment variable BLOCKBLOOM_TARGET (read once, at first use) or

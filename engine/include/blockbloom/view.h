@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // blockbloom::FilterView: the one read-only query surface of every filter.
 //
 // A view owns nothing: the filter's parameters and a pointer to its payload. A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Aging filters of the garden: they forget old keys so that a stream never
 // fills them. Both have FALSE NEGATIVES BY DESIGN: an old key may be reported
 // absent. Plain C++; keys hashed once (garden/common.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BlockedCountingFilter: a counting Bloom filter whose k 4-bit counters of a
 // key all live in one 64-byte cache line, so a key costs one cache miss (the
 // classic CountingFilter costs k: ~220 ns a key at 50 MB against ~one miss

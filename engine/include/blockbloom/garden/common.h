@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared parts of the garden (engine/include/blockbloom/garden.h): the key
 // hasher, the k probe cells of a key, packed w-bit counters and a seeded PRNG.
 //

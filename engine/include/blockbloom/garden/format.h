@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The garden file: every garden variant saved, loaded and validated with the
 // discipline of the filter file (blockbloom/format.h): magic, version, type,
 // parameters, checksum, atomic save, a validating load whose errors name the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multiset filters of the garden: counting (Fan, Cao, Almeida & Broder),
 // spectral (Cohen & Matias), count-min (Cormode & Muthukrishnan) and bitwise
 // (Lall et al.). Plain C++; keys hashed once (garden/common.h) and spread over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The growing filter of the garden: ScalableFilter (Almeida, Baquero,
 // Preguica & Hutchison 2007), a chain of blockbloom::Filter slices.
 #ifndef BLOCKBLOOM_GARDEN_SCALABLE_H_
