@@ -32,7 +32,7 @@ bool CanFold(const Filter& filter) { return filter.num_blocks() % 2 == 0; }
 Filter Fold(const Filter& filter) {
   if (!CanFold(filter))
     throw std::invalid_argument(
-        "blockbloom: cannot fold: number of " + std::string(filter.layout() == Layout::kClassic ? "bits" : "blocks") +
+        "blockbloom: cannot fold: number of " + std::string(LayoutUnitName(filter.layout())) +
         " = " + std::to_string(filter.num_blocks()) +
         " is odd: expected an even number (only then does the index halve exactly)");
   Filter out = Filter::WithBlocks(filter.layout(), filter.num_blocks() / 2, filter.k(), filter.hash_kind(), filter.seed());
@@ -61,7 +61,7 @@ Filter Fold(const Filter& filter) {
 
 double EstimateDistinctKeys(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t popcount) {
   const double b = static_cast<double>(num_blocks);
-  const double m = layout == Layout::kClassic ? b : b * LayoutBlockBits(layout);
+  const double m = b * LayoutBlockBits(layout);
   const double x = static_cast<double>(popcount);
   if (x >= m) return std::numeric_limits<double>::infinity();
   const double log_empty = std::log1p(-x / m);  // ln(1 - X/m), accurate for small fills

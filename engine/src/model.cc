@@ -344,7 +344,7 @@ FilterParams SolveForKeys(Layout layout, uint64_t n, double fpr) {
   if (SolveForSize(layout, max_blocks, n).fpr > fpr) {
     const FilterParams largest = BestCapacity(layout, max_blocks, fpr);
     const std::string what = "the largest " + std::string(LayoutName(layout)) + " filter (" +
-                             std::to_string(max_blocks) + (layout == Layout::kClassic ? " bits, " : " blocks, ") +
+                             std::to_string(max_blocks) + " " + std::string(LayoutUnitName(layout)) + ", " +
                              std::to_string(max_blocks * block_bits / 8 >> 30) + " GiB)";
     if (largest.capacity == 0)
       Invalid("false-positive rate = " + FormatRate(fpr) + " is out of reach for layout " +

@@ -531,7 +531,7 @@ py::dict ParamsDict(const blockbloom::FilterParams& p, uint64_t n) {
 std::string Describe(Layout layout, uint64_t blocks, uint32_t k, uint64_t bytes, HashKind hash, uint64_t seed,
                      uint64_t inserted) {
   return std::string(blockbloom::LayoutName(layout)) + ", " + std::to_string(blocks) +
-         (layout == Layout::kClassic ? " bits" : " blocks") + ", k=" + std::to_string(k) + ", " +
+         " " + std::string(blockbloom::LayoutUnitName(layout)) + ", k=" + std::to_string(k) + ", " +
          std::to_string(bytes) + " bytes, hash " + std::string(blockbloom::HashName(hash)) + " seed " +
          std::to_string(seed) + ", " + std::to_string(inserted) + " keys inserted";
 }

@@ -163,7 +163,7 @@ Filter SizedFilter(const Args& args, uint64_t key_count, Sizing* sizing) {
 
 std::string Describe(const Filter& f) {
   return std::string(LayoutName(f.layout())) + ", " + std::to_string(f.num_blocks()) +
-         (f.layout() == Layout::kClassic ? " bits" : " blocks") + ", k = " + std::to_string(f.k()) + ", " +
+         " " + std::string(LayoutUnitName(f.layout())) + ", k = " + std::to_string(f.k()) + ", " +
          std::to_string(f.byte_size()) + " bytes, hash " + std::string(HashName(f.hash_kind())) + " seed " +
          std::to_string(f.seed()) + ", " + std::to_string(f.inserted()) + " keys";
 }
@@ -380,7 +380,7 @@ int Fold(int argc, char** argv) {
   const Filter f = LoadFilter(args.positionals()[0]);
   if (!CanFold(f))
     Fail("cannot fold " + args.positionals()[0] + ": " + std::to_string(f.num_blocks()) +
-         (f.layout() == Layout::kClassic ? " bits" : " blocks") + " is odd: expected an even number");
+         " " + std::string(LayoutUnitName(f.layout())) + " is odd: expected an even number");
   const Filter folded = [&] {
     try {
       return blockbloom::Fold(f);

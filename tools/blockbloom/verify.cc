@@ -147,7 +147,7 @@ int VerifyStreamed(const Args& args, const std::vector<Layout>& layouts, double 
   const auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& pt = points[i];
-    if (pt.blocks > (pt.layout == Layout::kClassic ? (uint64_t{1} << 40) : (uint64_t{1} << 32)))
+    if (pt.blocks > Traits(pt.layout).max_blocks)
       throw UsageError("blocks = " + std::to_string(pt.blocks) + " is out of range for layout " +
                        std::string(LayoutName(pt.layout)));
     const double predicted = PredictFpr(pt.layout, pt.blocks, pt.k, n);
@@ -172,7 +172,7 @@ int VerifyStreamed(const Args& args, const std::vector<Layout>& layouts, double 
     }
     if (probes >= (uint64_t{1} << 40) - n) throw UsageError("--keys + probes must be below 2^40");
     // Memory: refuse up front what the machine cannot hold.
-    const uint64_t bytes = pt.layout == Layout::kClassic ? (pt.blocks + 7) / 8 : pt.blocks * LayoutBlockBits(pt.layout) / 8;
+    const uint64_t bytes = LayoutPayloadBytes(pt.layout, pt.blocks);
     const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0 && bytes > static_cast<uint64_t>(pages) * static_cast<uint64_t>(page))
       throw UsageError("a " + std::string(LayoutName(pt.layout)) + " filter of " + std::to_string(pt.blocks) +
