@@ -43,17 +43,20 @@ HWY_BEFORE_NAMESPACE();
 namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 
-class Register64Probe : public BlockProbe<Register64Probe> {
+// k is a template parameter (one probe type per k, chosen once per batch or
+// once per filter for single keys): the k multiply-shift-ORs are straight-line
+// code with no jump on k, so consecutive keys' probes overlap.
+template <uint32_t kK>
+class Register64Probe : public BlockProbe<Register64Probe<kK>> {
  public:
-  explicit Register64Probe(const FilterRef& f)
-      : word0_(reinterpret_cast<uint64_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {}
+  explicit Register64Probe(const FilterRef& f) : word0_(reinterpret_cast<uint64_t*>(f.bits)), nblocks_(f.nblocks) {}
 
   const void* Block(uint64_t h) const { return word0_ + BlockIndex(h, nblocks_); }
 
-  HWY_INLINE uint64_t Mask(uint64_t h) const {
+  static HWY_INLINE uint64_t Mask(uint64_t h) {
     const uint32_t lo = static_cast<uint32_t>(h);
     uint64_t mask = 0;
-    ForEachProbe(k_, [&](int i) { mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26); });
+    for (uint32_t i = 0; i < kK; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
     return mask;
   }
   HWY_INLINE bool Query(uint64_t h) const {
@@ -65,13 +68,21 @@ class Register64Probe : public BlockProbe<Register64Probe> {
  private:
   uint64_t* word0_;
   uint64_t nblocks_;
-  uint32_t k_;
 };
 
 struct Register64 {
   template <class Fn>
-  static HWY_INLINE auto Visit(const FilterRef&, Fn&& fn) {
-    return fn(std::type_identity<Register64Probe>());
+  static HWY_INLINE auto Visit(const FilterRef& f, Fn&& fn) {
+    switch (f.k) {
+      case 1: return fn(std::type_identity<Register64Probe<1>>());
+      case 2: return fn(std::type_identity<Register64Probe<2>>());
+      case 3: return fn(std::type_identity<Register64Probe<3>>());
+      case 4: return fn(std::type_identity<Register64Probe<4>>());
+      case 5: return fn(std::type_identity<Register64Probe<5>>());
+      case 6: return fn(std::type_identity<Register64Probe<6>>());
+      case 7: return fn(std::type_identity<Register64Probe<7>>());
+      default: return fn(std::type_identity<Register64Probe<8>>());
+    }
   }
 };
 
