@@ -62,11 +62,19 @@ void InsertOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
   const P p(FilterRef{bits, nblocks, k, Layout::kBlocked512});
   p.Insert(hash);
 }
+template <class P>
+bool QueryKeyOne(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOne<P>(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const));
+}
+template <class P>
+void InsertKeyOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  InsertOne<P>(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const));
+}
 OneKeyOps OneKey(Layout layout, uint32_t k) {
   const FilterRef f{nullptr, 0, k, layout};
   auto pick = [](auto probe_tag) {
     using P = typename decltype(probe_tag)::type;
-    return OneKeyOps{&QueryOne<P>, &InsertOne<P>};
+    return OneKeyOps{&QueryOne<P>, &InsertOne<P>, &QueryKeyOne<P>, &InsertKeyOne<P>};
   };
   switch (layout) {
 #define BLOCKBLOOM_ONE_KEY_CASE(Name) \

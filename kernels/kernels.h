@@ -58,9 +58,16 @@ struct FilterRef {
 // where the layout allows several), so independent lookups overlap their misses.
 using QueryOneFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
 using InsertOneFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
+// The same fused with stage 1 for a uint64 key of an XXH3 filter: hash =
+// Xxh3U64WithConstant(key, seed_const), seed_const = Xxh3SeedConstant(seed)
+// (kernels/common.h), so a lookup is one call from the caller's loop.
+using QueryKeyFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
+using InsertKeyFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
 struct OneKeyOps {
   QueryOneFn query;
   InsertOneFn insert;
+  QueryKeyFn query_key;
+  InsertKeyFn insert_key;
 };
 
 // One compiled target's kernels. Every entry point obeys the same contract on

@@ -83,17 +83,27 @@ template <Layout kL>
 void InsertOneAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
   InsertHash(FilterRef{bits, nblocks, k, kL}, hash);
 }
+template <Layout kL>
+bool QueryKeyAt(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOneRef(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const), kL);
+}
+template <Layout kL>
+void InsertKeyAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  InsertHash(FilterRef{bits, nblocks, k, kL}, Xxh3U64WithConstant(key, seed_const));
+}
 }  // namespace
 
 OneKeyOps OneKey(Layout layout, uint32_t) {
   switch (layout) {
 #define BLOCKBLOOM_REFERENCE_ONE_CASE(Name) \
   case Layout::k##Name:                     \
-    return OneKeyOps{&QueryOneAt<Layout::k##Name>, &InsertOneAt<Layout::k##Name>};
+    return OneKeyOps{&QueryOneAt<Layout::k##Name>, &InsertOneAt<Layout::k##Name>, &QueryKeyAt<Layout::k##Name>, \
+                     &InsertKeyAt<Layout::k##Name>};
     BLOCKBLOOM_FOR_EACH_LAYOUT(BLOCKBLOOM_REFERENCE_ONE_CASE)
 #undef BLOCKBLOOM_REFERENCE_ONE_CASE
   }
-  return OneKeyOps{&QueryOneAt<Layout::kBlocked512>, &InsertOneAt<Layout::kBlocked512>};
+  return OneKeyOps{&QueryOneAt<Layout::kBlocked512>, &InsertOneAt<Layout::kBlocked512>,
+                   &QueryKeyAt<Layout::kBlocked512>, &InsertKeyAt<Layout::kBlocked512>};
 }
 
 const Ops& ReferenceOps() {

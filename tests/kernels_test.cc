@@ -232,6 +232,21 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
       for (uint64_t h : probes)
         ASSERT_EQ(one.query(got.bits, nblocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))
             << LayoutName(l) << " k=" << k;
+      // Fused with the XXH3 hash: as hashing with the reference, then probing.
+      for (uint64_t seed : {uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
+        const uint64_t c = kernels::Xxh3SeedConstant(seed);
+        for (size_t i = 0; i < 300; ++i) {
+          const uint64_t key = probes[i] ^ (i & 1 ? hashes[i] : 0);
+          ASSERT_EQ(one.query_key(got.bits, nblocks, k, c, key),
+                    kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(key, seed)));
+        }
+        Payload ref2(l, nblocks, k), got2(l, nblocks, k);
+        for (size_t i = 0; i < 300; ++i) {
+          kernels::reference::InsertHash(ref2.Ref(), kernels::reference::HashU64(probes[i], seed));
+          one.insert_key(got2.bits, nblocks, k, c, probes[i]);
+        }
+        ASSERT_EQ(0, std::memcmp(ref2.bits, got2.bits, ref2.Bytes())) << LayoutName(l) << " k=" << k;
+      }
       alignas(64) static const uint8_t kZeroLine[64] = {};
       for (uint64_t h : probes) ASSERT_FALSE(one.query(kZeroLine, 0, k, h)) << LayoutName(l) << " k=" << k;
     }
@@ -260,6 +275,16 @@ TEST_P(Kernels, SingleKeyBitmapAndSelectionEqualBytes) {
     for (size_t i = 0; i < 700; ++i) single.Insert(sprobes[i]);
     ASSERT_TRUE(batch == single) << LayoutName(l);
     EXPECT_EQ(batch.inserted(), single.inserted());
+    {  // XXH64 filters take the unfused path.
+      Filter b64 = Filter::WithBits(l, 1 << 14, k, HashKind::kXxh64, 9);
+      Filter s64 = Filter::WithBits(l, 1 << 14, k, HashKind::kXxh64, 9);
+      b64.InsertBatch(std::span<const uint64_t>(keys).subspan(0, 1000));
+      for (size_t i = 0; i < 1000; ++i) s64.Insert(keys[i]);
+      ASSERT_TRUE(b64 == s64) << LayoutName(l);
+      std::vector<uint8_t> o(2000);
+      b64.MayContainBatch(std::span<const uint64_t>(probes).subspan(0, 2000), o);
+      for (size_t i = 0; i < 2000; ++i) ASSERT_EQ(s64.MayContain(probes[i]), o[i] != 0);
+    }
     for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{63}, size_t{64}, size_t{65}, size_t{129},
                      size_t{4095}, size_t{4096}, size_t{4097}, size_t{8999}}) {
       for (size_t offset : {0, 1}) {

@@ -132,7 +132,14 @@ void Filter::InsertHash(uint64_t hash) {
   const uint64_t now = count.load(std::memory_order_relaxed);
   count.store(now + (now != std::numeric_limits<uint64_t>::max()), std::memory_order_relaxed);
 }
-void Filter::Insert(uint64_t key) { InsertHash(detail::HashU64Inline(key, hash_, seed_)); }
+void Filter::Insert(uint64_t key) {
+  if (hash_ != HashKind::kXxh3) return InsertHash(detail::HashU64Inline(key, hash_, seed_));
+  CheckWritable();
+  insert_key_(bits_, num_blocks_, k_, seed_const_, key);  // hash and probe fused (view.h)
+  std::atomic_ref<uint64_t> count(inserted_);
+  const uint64_t now = count.load(std::memory_order_relaxed);
+  count.store(now + (now != std::numeric_limits<uint64_t>::max()), std::memory_order_relaxed);
+}
 void Filter::Insert(std::string_view key) { InsertHash(detail::HashBytesInline(key.data(), key.size(), hash_, seed_)); }
 
 // ---- Batches ------------------------------------------------------------------------

@@ -35,6 +35,9 @@ FilterView::FilterView() noexcept
   const kernels::OneKeyOps one = kernels::reference::OneKey(layout_, k_);
   query_one_ = one.query;
   insert_one_ = one.insert;
+  query_key_ = one.query_key;
+  insert_key_ = one.insert_key;
+  seed_const_ = kernels::Xxh3SeedConstant(seed_);
 }
 
 FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind hash, uint64_t seed,
@@ -50,6 +53,9 @@ FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind 
   const kernels::OneKeyOps one = kernels::Active().one_key(layout, k);
   query_one_ = one.query;
   insert_one_ = one.insert;
+  query_key_ = one.query_key;
+  insert_key_ = one.insert_key;
+  seed_const_ = kernels::Xxh3SeedConstant(seed);
 }
 
 uint64_t FilterView::inserted() const {
@@ -60,7 +66,7 @@ uint64_t FilterView::inserted() const {
 // Hash inline, then the layout's probe through the pointer chosen at construction
 // (kernels::Ops::one_key): one predictable indirect call, no switch on the layout,
 // no loop over k. The reference stays the definition (tests compare).
-bool FilterView::MayContain(uint64_t key) const { return MayContainHash(detail::HashU64Inline(key, hash_, seed_)); }
+bool FilterView::MayContainSlow(uint64_t key) const { return MayContainHash(detail::HashU64Inline(key, hash_, seed_)); }
 bool FilterView::MayContain(std::string_view key) const {
   return MayContainHash(detail::HashBytesInline(key.data(), key.size(), hash_, seed_));
 }
