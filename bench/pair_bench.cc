@@ -184,6 +184,12 @@ void RegisterBoostPairs() {
                         {KeyType::kU64, {"10Mkeys", 0, 10'000'000}},
                         {KeyType::kUrl, {"1Mkeys", 0, 1'000'000}}};
   for (const Case& c : cases) {
+    // What neither side can beat with blockbloom's hash, in the same run: XXH3
+    // alone, and XXH3 plus one random line read (or read-modify-write) of a
+    // buffer of the filter's size (bench/floor_bench.cc).
+    RegisterFloorRow(RowSpec{Op::kHash, "hash", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
+    RegisterFloorRow(RowSpec{Op::kFloorRead, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
+    RegisterFloorRow(RowSpec{Op::kFloorRmw, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     for (bp::Pair p : bp::kPairs) {
       for (Mode mode : {Mode::kBatch, Mode::kPerKey}) {
         for (Op op : {Op::kInsert, Op::kQueryAbsent, Op::kQueryPresent}) {

@@ -656,6 +656,12 @@ def boost_table(res):
                         cells.append(f"{fmt(a.ns if a else None)} / {fmt(b.ns if b else None)} = "
                                      f"{fmt(ratio(b, a))}x" if a and b else "-")
                     lines.append(f"| {keys} | {size} | {label} | {mode} | " + " | ".join(cells) + " |")
+            h, fr, fw = (res.get(op, lay, 10, size, keys) for op, lay in
+                         (("hash", "hash"), ("floor_read", "floor"), ("floor_rmw", "floor")))
+            if h or fr:
+                lines.append(f"| {keys} | {size} | blockbloom's floor: XXH3 alone / + one line read / + one line "
+                             f"read-modify-write | batch | {fmt(h.ns if h else None)} / {fmt(fr.ns if fr else None)} / "
+                             f"{fmt(fw.ns if fw else None)} | | |")
     return lines + [""]
 
 
