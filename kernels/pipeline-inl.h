@@ -28,7 +28,8 @@ namespace HWY_NAMESPACE {
 // flight. The compute-only cost, 0.8-1 ns/key on an L1-resident filter, bounds
 // the need at ~100-125 keys if DRAM ever kept up with it; one Zen 3 core
 // tracks 24 L1 misses plus L2 prefetch buffers. 128 keys (8 KiB of lines,
-// within L1/L2) covers both; a shorter distance was not measured to win.
+// within L1/L2) covers both. 48 was tried against 128 (A/B, medians of 2x3,
+// same machine): 0.77-1.38x per row, no consistent winner within that noise.
 inline constexpr size_t kPrefetchDistance = 128;
 // Keys are hashed in chunks of kHashChunk (kernels.h).
 inline constexpr size_t kChunk = kHashChunk;

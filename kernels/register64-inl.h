@@ -46,6 +46,13 @@ namespace HWY_NAMESPACE {
 // k is a template parameter (one probe type per k, chosen once per batch or
 // once per filter for single keys): the k multiply-shift-ORs are straight-line
 // code with no jump on k, so consecutive keys' probes overlap.
+namespace hn = hwy::HWY_NAMESPACE;
+
+// kActive64[8 - k + i] is all ones iff i < k: lanes i >= k of a load from
+// kActive64 + 8 - k (and + 12 - k for lanes 4..7) are switched off.
+alignas(64) inline constexpr uint64_t kActive64[16] = {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull,
+                                                         0,     0,     0,     0,     0,     0,     0,     0};
+
 template <uint32_t kK>
 class Register64Probe : public BlockProbe<Register64Probe<kK>> {
  public:
@@ -60,6 +67,25 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
     return mask;
   }
   HWY_INLINE bool Query(uint64_t h) const {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kK >= 3) {
+      // k scalar multiplies per key saturate the one integer multiplier (k + 2
+      // per key with the hash); one 8-lane vpmulld computes all k, and each
+      // u64 lane tests its bit against the word: no OR-reduction needed.
+      const hn::CappedTag<uint32_t, 8> d32;
+      const hn::Half<decltype(d32)> dh;
+      const hn::Rebind<uint64_t, decltype(dh)> d64;
+      const auto idx = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kGoldenPow)));
+      const auto one = hn::Set(d64, 1);
+      const auto lo_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::LowerHalf(dh, idx))),
+                                   hn::LoadU(d64, kActive64 + 8 - kK));
+      const auto hi_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
+                                   hn::LoadU(d64, kActive64 + 12 - kK));
+      const auto w = hn::Set(d64, word0_[BlockIndex(h, nblocks_)]);
+      const auto miss = hn::Or(hn::AndNot(w, lo_bits), hn::AndNot(w, hi_bits));
+      return hn::AllTrue(d64, hn::Eq(miss, hn::Zero(d64)));
+    }
+#endif
     const uint64_t mask = Mask(h);
     return (word0_[BlockIndex(h, nblocks_)] & mask) == mask;
   }
