@@ -89,7 +89,27 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
     const uint64_t mask = Mask(h);
     return (word0_[BlockIndex(h, nblocks_)] & mask) == mask;
   }
-  HWY_INLINE void Insert(uint64_t h) const { word0_[BlockIndex(h, nblocks_)] |= Mask(h); }
+  HWY_INLINE void Insert(uint64_t h) const {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kK >= 3) {
+      // As Query, then the 4 lanes ORed into one word (two halvings).
+      const hn::CappedTag<uint32_t, 8> d32;
+      const hn::Half<decltype(d32)> dh;
+      const hn::Rebind<uint64_t, decltype(dh)> d64;
+      const hn::Half<decltype(d64)> d64h;
+      const auto idx = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kGoldenPow)));
+      const auto one = hn::Set(d64, 1);
+      const auto bits = hn::Or(hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::LowerHalf(dh, idx))),
+                                       hn::LoadU(d64, kActive64 + 8 - kK)),
+                               hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
+                                       hn::LoadU(d64, kActive64 + 12 - kK)));
+      const auto two = hn::Or(hn::LowerHalf(d64h, bits), hn::UpperHalf(d64h, bits));
+      word0_[BlockIndex(h, nblocks_)] |= hn::GetLane(two) | hn::ExtractLane(two, 1);
+      return;
+    }
+#endif
+    word0_[BlockIndex(h, nblocks_)] |= Mask(h);
+  }
 
  private:
   uint64_t* word0_;
