@@ -199,6 +199,10 @@ void FinishRow(benchmark::State& st, uint64_t keys, uint64_t hits, const RowSpec
   // the on-CPU ns/key that tools/report.py prints for 1-thread rows (robust when
   // other processes share the cores; 2-thread rows use real time).
   st.counters["keys"] = benchmark::Counter(static_cast<double>(keys));
+  // Per iteration too: an aggregate row (--benchmark_repetitions) reports the
+  // repetitions as its iterations, so only this gives its ns/key.
+  st.counters["keys_per_iter"] =
+      benchmark::Counter(st.iterations() ? static_cast<double>(keys) / static_cast<double>(st.iterations()) : 0);
   st.counters["hit_rate"] = benchmark::Counter(keys ? static_cast<double>(hits) / static_cast<double>(keys) : 0,
                                                 benchmark::Counter::kAvgThreads);
   if (row.op == Op::kQueryAbsent) {

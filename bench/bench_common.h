@@ -223,6 +223,9 @@ void RegisterRow(const RowSpec& row, RowFn u64, RowFn url);
 void RegisterFilterRow(const RowSpec& row);
 void RegisterFloorRow(const RowSpec& row);
 void RegisterPeerRow(const RowSpec& row);  // bench/peer_bench.cc, built only with libbloom
+// --bb_preset=boost: the Boost.Bloom pairs side by side (bench/pair_bench.cc);
+// without Boost, blockbloom's rows only and a one-line notice.
+void RegisterBoostPairs();
 
 }  // namespace blockbloom::bench
 

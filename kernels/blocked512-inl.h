@@ -58,15 +58,24 @@ namespace hn = hwy::HWY_NAMESPACE;
 // line, merged by the word's part; a gather on 128-bit vectors). Insert is k
 // scalar ORs into the line: there is no scatter below AVX-512, and building the
 // whole-line mask in vectors costs more than k ORs into one L1-resident line.
+// mul: kGoldenPow; active[16 - k + i] is all ones iff i < k, so lane i of a
+// load from active + 16 - k enables probe i: no per-filter table to build.
+struct alignas(64) Blocked512Tables {
+  uint32_t mul[16];
+  uint32_t active[32];
+};
+constexpr Blocked512Tables MakeBlocked512Tables() {
+  Blocked512Tables t{};
+  for (uint32_t i = 0; i < 16; ++i) t.mul[i] = kGoldenPow[i];
+  for (uint32_t i = 0; i < 32; ++i) t.active[i] = i < 16 ? ~0u : 0u;
+  return t;
+}
+alignas(64) inline constexpr Blocked512Tables kBlocked512Tables = MakeBlocked512Tables();
+
 class Blocked512Probe : public BlockProbe<Blocked512Probe> {
  public:
   explicit Blocked512Probe(const FilterRef& f)
-      : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {
-    for (uint32_t i = 0; i < 16; ++i) {
-      mul_[i] = kGoldenPow[i];
-      active_[i] = i < f.k ? ~0u : 0u;
-    }
-  }
+      : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {}
 
   const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * 16; }
 
@@ -78,10 +87,10 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
     const auto lo = hn::Set(d, static_cast<uint32_t>(h));
     auto miss = hn::Zero(d);
     for (size_t v = 0; v < k_; v += N) {
-      const auto bit = hn::ShiftRight<23>(hn::Mul(lo, hn::Load(d, mul_ + v)));
+      const auto bit = hn::ShiftRight<23>(hn::Mul(lo, hn::Load(d, kBlocked512Tables.mul + v)));
       const auto word_idx = hn::BitCast(di, hn::ShiftRight<5>(bit));
       const auto mask =
-          hn::And(hn::Load(d, active_ + v), hn::Shl(hn::Set(d, 1u), hn::And(bit, hn::Set(d, 31u))));
+          hn::And(hn::LoadU(d, kBlocked512Tables.active + 16 - k_ + v), hn::Shl(hn::Set(d, 1u), hn::And(bit, hn::Set(d, 31u))));
       // words[lane] = block[word_idx[lane]].
       hn::Vec<D> words;
       if (N >= 8) {
@@ -117,8 +126,6 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
   uint32_t* block0_;
   uint64_t nblocks_;
   uint32_t k_;
-  alignas(64) uint32_t mul_[16];
-  alignas(64) uint32_t active_[16];
 };
 
 struct Blocked512 {

@@ -115,6 +115,43 @@ inline uint64_t Xxh3SeedConstant(uint64_t seed) {
   return kXxh3Bitflip8 - s;
 }
 
+inline constexpr uint64_t Rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+// XXH3_64bits_withSeed of the key's 8 little-endian bytes, in registers
+// (XXH3_len_4to8_64b with len = 8: input1 = lo32(key), input2 = hi32(key),
+// input64 = input2 + (input1 << 32) = rotl64(key, 32), then XXH3_rrmxmx).
+// Computed from the value, never through a byte buffer: a buffer written
+// byte by byte and read back as words fails store-to-load forwarding, and the
+// stalled load waits for older stores to retire, i.e. behind the previous
+// key's cache miss: single-key lookups then stop overlapping (measured:
+// 64-80 ns/key instead of 7.5 on a 1.25 MB split256 filter, AMD EPYC, loaded).
+// seed_const = Xxh3SeedConstant(seed): a filter computes it once.
+inline uint64_t Xxh3U64WithConstant(uint64_t key, uint64_t seed_const) {
+  uint64_t h = Rotl64(key, 32) ^ seed_const;
+  h ^= Rotl64(h, 49) ^ Rotl64(h, 24);
+  h *= kXxh3Rrmxmx;
+  h ^= (h >> 35) + 8;
+  h *= kXxh3Rrmxmx;
+  return h ^ (h >> 28);
+}
+inline uint64_t Xxh3U64(uint64_t key, uint64_t seed) { return Xxh3U64WithConstant(key, Xxh3SeedConstant(seed)); }
+
+// XXH64 of the key's 8 little-endian bytes, in registers (XXH64_finalize of
+// one 8-byte lane after h64 = seed + PRIME64_5 + len; then XXH64_avalanche).
+inline constexpr uint64_t kXxhPrime64[5] = {0x9E3779B185EBCA87ULL, 0xC2B2AE3D27D4EB4FULL, 0x165667B19E3779F9ULL,
+                                            0x85EBCA77C2B2AE63ULL, 0x27D4EB2F165667C5ULL};
+inline uint64_t Xxh64U64(uint64_t key, uint64_t seed) {
+  uint64_t h = seed + kXxhPrime64[4] + 8;
+  const uint64_t k1 = Rotl64(key * kXxhPrime64[1], 31) * kXxhPrime64[0];
+  h ^= k1;
+  h = Rotl64(h, 27) * kXxhPrime64[0] + kXxhPrime64[3];
+  h ^= h >> 33;
+  h *= kXxhPrime64[1];
+  h ^= h >> 29;
+  h *= kXxhPrime64[2];
+  return h ^ (h >> 32);
+}
+
 }  // namespace blockbloom::kernels
 
 #endif  // BLOCKBLOOM_KERNELS_COMMON_H_

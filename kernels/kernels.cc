@@ -50,10 +50,47 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
   return Dispatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, out);
 }
 
+// ---- One key -----------------------------------------------------------------
+// The batch's probe type for (layout, k), built per call from three words and
+// run once: what the pipeline does per key, without the pipeline.
+template <class P>
+bool QueryOne(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
+  const P p(FilterRef{const_cast<uint8_t*>(bits), nblocks, k, Layout::kBlocked512});
+  return p.Query(hash);
+}
+template <class P>
+void InsertOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
+  const P p(FilterRef{bits, nblocks, k, Layout::kBlocked512});
+  p.Insert(hash);
+}
+template <class P>
+bool QueryKeyOne(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOne<P>(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const));
+}
+template <class P>
+void InsertKeyOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  InsertOne<P>(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const));
+}
+OneKeyOps OneKey(Layout layout, uint32_t k) {
+  const FilterRef f{nullptr, 0, k, layout};
+  auto pick = [](auto probe_tag) {
+    using P = typename decltype(probe_tag)::type;
+    return OneKeyOps{&QueryOne<P>, &InsertOne<P>, &QueryKeyOne<P>, &InsertKeyOne<P>};
+  };
+  switch (layout) {
+#define BLOCKBLOOM_ONE_KEY_CASE(Name) \
+  case Layout::k##Name:               \
+    return Name::Visit(f, pick);
+    BLOCKBLOOM_FOR_EACH_LAYOUT(BLOCKBLOOM_ONE_KEY_CASE)
+#undef BLOCKBLOOM_ONE_KEY_CASE
+  }
+  return Blocked512::Visit(f, pick);
+}
+
 const Ops* GetOps() {
   static const Ops ops{HWY_TARGET,         hwy::TargetName(HWY_TARGET), &HashU64,    &InsertHashes,
                        &QueryHashes,       &InsertHashesAhead,          &QueryHashesAhead, &InsertHashesAtomic,
-                       &InsertKeys,        &QueryKeys};
+                       &InsertKeys,        &QueryKeys,                  &OneKey};
   return &ops;
 }
 

@@ -50,6 +50,27 @@ struct FilterRef {
   Layout layout;
 };
 
+// One key at a time, no dispatch per call: the probe of one layout at one k on
+// one target, chosen once (FilterView keeps the pair from its construction)
+// and called through a plain function pointer. `bits`, `nblocks`, `k` as in
+// FilterRef (nblocks = 0: the empty filter, `bits` one zero line, queries
+// answer false, insert must not be called). Branch-free for the blocked
+// layouts: no loop or switch over k (k is a template parameter of the probe
+// where the layout allows several), so independent lookups overlap their misses.
+using QueryOneFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
+using InsertOneFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
+// The same fused with stage 1 for a uint64 key of an XXH3 filter: hash =
+// Xxh3U64WithConstant(key, seed_const), seed_const = Xxh3SeedConstant(seed)
+// (kernels/common.h), so a lookup is one call from the caller's loop.
+using QueryKeyFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
+using InsertKeyFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
+struct OneKeyOps {
+  QueryOneFn query;
+  InsertOneFn insert;
+  QueryKeyFn query_key;
+  InsertKeyFn insert_key;
+};
+
 // One compiled target's kernels. Every entry point obeys the same contract on
 // every target and writes the same bytes as the scalar reference
 // (kernels/reference.h).
@@ -83,6 +104,9 @@ struct Ops {
   void (*insert_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed);
   size_t (*query_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
                        uint8_t* out);
+
+  // This target's single-key probe of `layout` at `k` (LayoutAcceptsK(layout, k)).
+  OneKeyOps (*one_key)(Layout layout, uint32_t k);
 };
 
 // Every target compiled into this binary, best first (including the ones this

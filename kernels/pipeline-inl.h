@@ -22,10 +22,15 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 
 // ---- Look-ahead -------------------------------------------------------------
-// Little's law: to hide a DRAM miss of ~100 ns while the core retires one key
-// every ~0.8-1 ns, about 100-125 keys must be in flight between the prefetch
-// and the probe; one Zen 3 core tracks 24 L1 misses plus L2 prefetch buffers,
-// so the look-ahead is rounded up to 128 keys (8 KiB of lines, well within L1/L2).
+// Little's law: keys in flight = miss latency / time per key. Measured (issue 9,
+// AMD EPYC, AVX2, loaded 2-core machine, --bb_preset=boost medians): 3.4-7.0
+// ns/key batched at 1M keys (1.25 MB filters, misses served by L3 at ~40 ns)
+// and 8.4-10 ns/key at 10M keys (12.5 MB, DRAM at ~100 ns): 6-12 keys must be in
+// flight. The compute-only cost, 0.8-1 ns/key on an L1-resident filter, bounds
+// the need at ~100-125 keys if DRAM ever kept up with it; one Zen 3 core
+// tracks 24 L1 misses plus L2 prefetch buffers. 128 keys (8 KiB of lines,
+// within L1/L2) covers both. 48 was tried against 128 (A/B, medians of 2x3,
+// same machine): 0.77-1.38x per row, no consistent winner within that noise.
 inline constexpr size_t kPrefetchDistance = 128;
 // Keys are hashed in chunks of kHashChunk (kernels.h).
 inline constexpr size_t kChunk = kHashChunk;

@@ -10,8 +10,6 @@
 namespace blockbloom::kernels::reference {
 namespace {
 
-inline uint64_t Rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
 // Sets (insert) or tests (query) one key's bits. Returns whether all were set
 // before the call.
 template <Access kA>
@@ -55,17 +53,7 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
 
 }  // namespace
 
-uint64_t HashU64(uint64_t key, uint64_t seed) {
-  // XXH3_len_4to8_64b with len = 8: input1 = lo32(key), input2 = hi32(key),
-  // input64 = input2 + (input1 << 32) = rotl64(key, 32).
-  uint64_t h = Rotl64(key, 32) ^ Xxh3SeedConstant(seed);
-  // XXH3_rrmxmx(h, 8)
-  h ^= Rotl64(h, 49) ^ Rotl64(h, 24);
-  h *= kXxh3Rrmxmx;
-  h ^= (h >> 35) + 8;
-  h *= kXxh3Rrmxmx;
-  return h ^ (h >> 28);
-}
+uint64_t HashU64(uint64_t key, uint64_t seed) { return Xxh3U64(key, seed); }
 
 void InsertHash(const FilterRef& f, uint64_t hash) { Probe<Access::kInsert>(f, hash); }
 bool QueryHash(const FilterRef& f, uint64_t hash) { return Probe<Access::kQuery>(f, hash); }
@@ -84,9 +72,45 @@ void InsertAtomicBatch(const FilterRef& f, const uint64_t* hashes, size_t n, con
 }
 }  // namespace
 
+namespace {
+bool QueryOneRef(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash, Layout layout) {
+  return QueryHash(FilterRef{const_cast<uint8_t*>(bits), nblocks, k, layout}, hash);
+}
+template <Layout kL>
+bool QueryOneAt(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
+  return QueryOneRef(bits, nblocks, k, hash, kL);
+}
+template <Layout kL>
+void InsertOneAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
+  InsertHash(FilterRef{bits, nblocks, k, kL}, hash);
+}
+template <Layout kL>
+bool QueryKeyAt(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOneRef(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const), kL);
+}
+template <Layout kL>
+void InsertKeyAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  InsertHash(FilterRef{bits, nblocks, k, kL}, Xxh3U64WithConstant(key, seed_const));
+}
+}  // namespace
+
+OneKeyOps OneKey(Layout layout, uint32_t) {
+  switch (layout) {
+#define BLOCKBLOOM_REFERENCE_ONE_CASE(Name) \
+  case Layout::k##Name:                     \
+    return OneKeyOps{&QueryOneAt<Layout::k##Name>, &InsertOneAt<Layout::k##Name>, &QueryKeyAt<Layout::k##Name>, \
+                     &InsertKeyAt<Layout::k##Name>};
+    BLOCKBLOOM_FOR_EACH_LAYOUT(BLOCKBLOOM_REFERENCE_ONE_CASE)
+#undef BLOCKBLOOM_REFERENCE_ONE_CASE
+  }
+  return OneKeyOps{&QueryOneAt<Layout::kBlocked512>, &InsertOneAt<Layout::kBlocked512>,
+                   &QueryKeyAt<Layout::kBlocked512>, &InsertKeyAt<Layout::kBlocked512>};
+}
+
 const Ops& ReferenceOps() {
   static const Ops ops{0,           "reference",       &HashBatch,         &InsertBatch, &QueryBatch,
-                       &InsertAhead, &QueryAhead,      &InsertAtomicBatch, &InsertKeys,  &QueryKeys};
+                       &InsertAhead, &QueryAhead,      &InsertAtomicBatch, &InsertKeys,  &QueryKeys,
+                       &OneKey};
   return ops;
 }
 

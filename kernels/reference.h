@@ -24,6 +24,10 @@ bool QueryHash(const FilterRef& f, uint64_t hash);
 void InsertHashAtomic(const FilterRef& f, uint64_t hash);
 bool QueryHashAtomic(const FilterRef& f, uint64_t hash);
 
+// The reference's single-key probe of `layout` (k is read from the call), as
+// the Ops::one_key of a target: what the empty filter uses (no target needed).
+OneKeyOps OneKey(Layout layout, uint32_t k);
+
 // The reference as an Ops table (name "reference"), so benchmarks and tests can
 // run it beside the compiled targets.
 const Ops& ReferenceOps();

@@ -44,35 +44,92 @@ HWY_BEFORE_NAMESPACE();
 namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 
-class Register64Probe : public BlockProbe<Register64Probe> {
+// k is a template parameter (one probe type per k, chosen once per batch or
+// once per filter for single keys): the k multiply-shift-ORs are straight-line
+// code with no jump on k, so consecutive keys' probes overlap.
+namespace hn = hwy::HWY_NAMESPACE;
+
+// kActive64[8 - k + i] is all ones iff i < k: lanes i >= k of a load from
+// kActive64 + 8 - k (and + 12 - k for lanes 4..7) are switched off.
+alignas(64) inline constexpr uint64_t kActive64[16] = {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull,
+                                                         0,     0,     0,     0,     0,     0,     0,     0};
+
+template <uint32_t kK>
+class Register64Probe : public BlockProbe<Register64Probe<kK>> {
  public:
-  explicit Register64Probe(const FilterRef& f)
-      : word0_(reinterpret_cast<uint64_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {}
+  explicit Register64Probe(const FilterRef& f) : word0_(reinterpret_cast<uint64_t*>(f.bits)), nblocks_(f.nblocks) {}
 
   const void* Block(uint64_t h) const { return word0_ + BlockIndex(h, nblocks_); }
 
-  HWY_INLINE uint64_t Mask(uint64_t h) const {
+  static HWY_INLINE uint64_t Mask(uint64_t h) {
     const uint32_t lo = static_cast<uint32_t>(h);
     uint64_t mask = 0;
-    ForEachProbe(k_, [&](int i) { mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26); });
+    for (uint32_t i = 0; i < kK; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
     return mask;
   }
   HWY_INLINE bool Query(uint64_t h) const {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kK >= 3) {
+      // k scalar multiplies per key saturate the one integer multiplier (k + 2
+      // per key with the hash); one 8-lane vpmulld computes all k, and each
+      // u64 lane tests its bit against the word: no OR-reduction needed.
+      const hn::CappedTag<uint32_t, 8> d32;
+      const hn::Half<decltype(d32)> dh;
+      const hn::Rebind<uint64_t, decltype(dh)> d64;
+      const auto idx = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kGoldenPow)));
+      const auto one = hn::Set(d64, 1);
+      const auto lo_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::LowerHalf(dh, idx))),
+                                   hn::LoadU(d64, kActive64 + 8 - kK));
+      const auto hi_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
+                                   hn::LoadU(d64, kActive64 + 12 - kK));
+      const auto w = hn::Set(d64, word0_[BlockIndex(h, nblocks_)]);
+      const auto miss = hn::Or(hn::AndNot(w, lo_bits), hn::AndNot(w, hi_bits));
+      return hn::AllTrue(d64, hn::Eq(miss, hn::Zero(d64)));
+    }
+#endif
     const uint64_t mask = Mask(h);
     return (word0_[BlockIndex(h, nblocks_)] & mask) == mask;
   }
-  HWY_INLINE void Insert(uint64_t h) const { word0_[BlockIndex(h, nblocks_)] |= Mask(h); }
+  HWY_INLINE void Insert(uint64_t h) const {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kK >= 3) {
+      // As Query, then the 4 lanes ORed into one word (two halvings).
+      const hn::CappedTag<uint32_t, 8> d32;
+      const hn::Half<decltype(d32)> dh;
+      const hn::Rebind<uint64_t, decltype(dh)> d64;
+      const hn::Half<decltype(d64)> d64h;
+      const auto idx = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kGoldenPow)));
+      const auto one = hn::Set(d64, 1);
+      const auto bits = hn::Or(hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::LowerHalf(dh, idx))),
+                                       hn::LoadU(d64, kActive64 + 8 - kK)),
+                               hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
+                                       hn::LoadU(d64, kActive64 + 12 - kK)));
+      const auto two = hn::Or(hn::LowerHalf(d64h, bits), hn::UpperHalf(d64h, bits));
+      word0_[BlockIndex(h, nblocks_)] |= hn::GetLane(two) | hn::ExtractLane(two, 1);
+      return;
+    }
+#endif
+    word0_[BlockIndex(h, nblocks_)] |= Mask(h);
+  }
 
  private:
   uint64_t* word0_;
   uint64_t nblocks_;
-  uint32_t k_;
 };
 
 struct Register64 {
   template <class Fn>
-  static HWY_INLINE auto Visit(const FilterRef&, Fn&& fn) {
-    return fn(std::type_identity<Register64Probe>());
+  static HWY_INLINE auto Visit(const FilterRef& f, Fn&& fn) {
+    switch (f.k) {
+      case 1: return fn(std::type_identity<Register64Probe<1>>());
+      case 2: return fn(std::type_identity<Register64Probe<2>>());
+      case 3: return fn(std::type_identity<Register64Probe<3>>());
+      case 4: return fn(std::type_identity<Register64Probe<4>>());
+      case 5: return fn(std::type_identity<Register64Probe<5>>());
+      case 6: return fn(std::type_identity<Register64Probe<6>>());
+      case 7: return fn(std::type_identity<Register64Probe<7>>());
+      default: return fn(std::type_identity<Register64Probe<8>>());
+    }
   }
 };
 

@@ -67,6 +67,25 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Lane w's salt kSalt[w / per_zone] and its word-in-zone w % per_zone:
+// compile-time tables, loaded straight into the mask's vectors.
+template <size_t kWords>
+struct alignas(64) SectorLanes {
+  uint32_t salt[kWords];
+  uint32_t sel[kWords];
+};
+template <size_t kWords, uint32_t kPerZone>
+constexpr SectorLanes<kWords> MakeSectorLanes() {
+  SectorLanes<kWords> t{};
+  for (uint32_t w = 0; w < kWords; ++w) {
+    t.salt[w] = kSalt[w / kPerZone];
+    t.sel[w] = w % kPerZone;
+  }
+  return t;
+}
+template <size_t kWords, uint32_t kPerZone>
+alignas(64) inline constexpr SectorLanes<kWords> kSectorLanes = MakeSectorLanes<kWords, kPerZone>();
+
 // kWords u32 words per block in kZones zones of kWords/kZones words. Lane w of
 // the probe mask: zone z = w / per_zone computes x = lo32 * kSalt[z]; the lane
 // gets bit x >> 27 if the word selector (x >> (27 - sel_bits)) & (per_zone - 1)
@@ -79,12 +98,8 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
   static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
 
  public:
-  explicit SectorProbe(const FilterRef& f) : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks) {
-    for (uint32_t w = 0; w < kWords; ++w) {
-      salt_[w] = kSalt[w / kPerZone];
-      lane_sel_[w] = w % kPerZone;
-    }
-  }
+  // Nothing but two words to copy: the single-key path builds one per call.
+  explicit SectorProbe(const FilterRef& f) : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks) {}
 
   const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * kWords; }
 
@@ -114,20 +129,20 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
   using D = hn::CappedTag<uint32_t, kWords>;
 
   HWY_INLINE hn::Vec<D> Mask(D d, hn::Vec<D> lo, size_t v) const {
-    const auto x = hn::Mul(lo, hn::Load(d, salt_ + v));
+    const auto x = hn::Mul(lo, hn::Load(d, kLanes.salt + v));
     const auto bit = hn::Shl(hn::Set(d, 1u), hn::ShiftRight<27>(x));
     if constexpr (kSelBits == 0) {
       return bit;  // every word is its own zone (split256, sectorized512 with k = 16)
     } else {
       const auto sel = hn::And(hn::ShiftRight<27 - kSelBits>(x), hn::Set(d, kPerZone - 1));
-      return hn::IfThenElseZero(hn::Eq(sel, hn::Load(d, lane_sel_ + v)), bit);
+      return hn::IfThenElseZero(hn::Eq(sel, hn::Load(d, kLanes.sel + v)), bit);
     }
   }
 
+  static constexpr const SectorLanes<kWords>& kLanes = kSectorLanes<kWords, kPerZone>;
+
   uint32_t* block0_;
   uint64_t nblocks_;
-  alignas(64) uint32_t salt_[kWords];
-  alignas(64) uint32_t lane_sel_[kWords];
 };
 
 // k is the number of zones: one probe type per k, chosen once per batch.

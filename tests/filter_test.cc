@@ -79,6 +79,20 @@ TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
   }
 }
 
+// The u64 hash is computed in registers; it must equal the hash of the bytes.
+TEST(Hashing, IntegerHashIsTheHashOfItsLittleEndianBytes) {
+  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64}) {
+    for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {
+      for (uint64_t k : Keys(2000, 5)) {
+        char le[8];
+        for (int i = 0; i < 8; ++i) le[i] = static_cast<char>(k >> (8 * i));
+        ASSERT_EQ(HashU64(k, kind, seed), HashBytes(std::string_view(le, 8), kind, seed))
+            << HashName(kind) << " seed " << seed << " key " << k;
+      }
+    }
+  }
+}
+
 TEST_P(EveryLayout, IntegerKeyIsItsLittleEndianBytes) {
   const Layout l = GetParam();
   Filter a = Filter::WithBits(l, 8192, MidK(l));

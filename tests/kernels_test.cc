@@ -213,6 +213,130 @@ TEST_P(Kernels, PrefetchingPathMatchesReference) {
   }
 }
 
+// The single-key probes (Ops::one_key) against the reference: bytes after
+// inserts, answers for present and absent hashes, every layout and k, and the
+// empty filter (0 blocks: index 0 of one zero line, every answer false).
+TEST_P(Kernels, OneKeyProbesMatchReference) {
+  const auto hashes = RandomKeys(3000, 11);
+  const auto probes = RandomKeys(3000, 12);
+  for (Layout l : kAllLayouts) {
+    const uint64_t nblocks = l == Layout::kClassic ? 20011 : 313;
+    for (uint32_t k : Ks(l)) {
+      const kernels::OneKeyOps one = ops().one_key(l, k);
+      Payload ref(l, nblocks, k), got(l, nblocks, k);
+      for (uint64_t h : hashes) {
+        kernels::reference::InsertHash(ref.Ref(), h);
+        one.insert(got.bits, nblocks, k, h);
+      }
+      ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << LayoutName(l) << " k=" << k;
+      for (uint64_t h : hashes) ASSERT_TRUE(one.query(got.bits, nblocks, k, h)) << LayoutName(l) << " k=" << k;
+      for (uint64_t h : probes)
+        ASSERT_EQ(one.query(got.bits, nblocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))
+            << LayoutName(l) << " k=" << k;
+      // Fused with the XXH3 hash: as hashing with the reference, then probing.
+      for (uint64_t seed : {uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
+        const uint64_t c = kernels::Xxh3SeedConstant(seed);
+        for (size_t i = 0; i < 300; ++i) {
+          const uint64_t key = probes[i] ^ (i & 1 ? hashes[i] : 0);
+          ASSERT_EQ(one.query_key(got.bits, nblocks, k, c, key),
+                    kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(key, seed)));
+        }
+        Payload ref2(l, nblocks, k), got2(l, nblocks, k);
+        for (size_t i = 0; i < 300; ++i) {
+          kernels::reference::InsertHash(ref2.Ref(), kernels::reference::HashU64(probes[i], seed));
+          one.insert_key(got2.bits, nblocks, k, c, probes[i]);
+        }
+        ASSERT_EQ(0, std::memcmp(ref2.bits, got2.bits, ref2.Bytes())) << LayoutName(l) << " k=" << k;
+      }
+      alignas(64) static const uint8_t kZeroLine[64] = {};
+      for (uint64_t h : probes) ASSERT_FALSE(one.query(kZeroLine, 0, k, h)) << LayoutName(l) << " k=" << k;
+    }
+  }
+}
+
+// Through the public API on this target: per-key Insert writes the bytes of
+// InsertBatch, per-key MayContain answers as MayContainBatch, and the bitmap
+// and selection vector say exactly what the bytes say, over sizes around the
+// lane counts, the 64-bit words and the 4096-key pieces, from misaligned starts.
+TEST_P(Kernels, SingleKeyBitmapAndSelectionEqualBytes) {
+  ASSERT_TRUE(kernels::PinTarget(ops().name));
+  const auto keys = RandomKeys(5000, 13);
+  auto probes = RandomKeys(9000, 14);
+  for (size_t i = 0; i < probes.size(); i += 3) probes[i] = keys[i % keys.size()];  // some present
+  std::vector<std::string> sprobes_owned;
+  for (uint64_t p : probes) sprobes_owned.push_back("k" + std::to_string(p));
+  std::vector<std::string_view> sprobes(sprobes_owned.begin(), sprobes_owned.end());
+  for (Layout l : kAllLayouts) {
+    const uint32_t k = Ks(l)[Ks(l).size() / 2];
+    Filter batch = Filter::WithBits(l, 1 << 15, k);
+    Filter single = Filter::WithBits(l, 1 << 15, k);
+    batch.InsertBatch(keys);
+    batch.InsertBatch(std::span<const std::string_view>(sprobes).subspan(0, 700));
+    for (uint64_t key : keys) single.Insert(key);
+    for (size_t i = 0; i < 700; ++i) single.Insert(sprobes[i]);
+    ASSERT_TRUE(batch == single) << LayoutName(l);
+    EXPECT_EQ(batch.inserted(), single.inserted());
+    {  // XXH64 filters take the unfused path.
+      Filter b64 = Filter::WithBits(l, 1 << 14, k, HashKind::kXxh64, 9);
+      Filter s64 = Filter::WithBits(l, 1 << 14, k, HashKind::kXxh64, 9);
+      b64.InsertBatch(std::span<const uint64_t>(keys).subspan(0, 1000));
+      for (size_t i = 0; i < 1000; ++i) s64.Insert(keys[i]);
+      ASSERT_TRUE(b64 == s64) << LayoutName(l);
+      std::vector<uint8_t> o(2000);
+      b64.MayContainBatch(std::span<const uint64_t>(probes).subspan(0, 2000), o);
+      for (size_t i = 0; i < 2000; ++i) ASSERT_EQ(s64.MayContain(probes[i]), o[i] != 0);
+    }
+    for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{63}, size_t{64}, size_t{65}, size_t{129},
+                     size_t{4095}, size_t{4096}, size_t{4097}, size_t{8999}}) {
+      for (size_t offset : {0, 1}) {
+        if (offset + n > probes.size()) continue;
+        const std::span<const uint64_t> p(probes.data() + offset, n);
+        const std::span<const std::string_view> sp(sprobes.data() + offset, n);
+        std::vector<uint8_t> bytes(n), sbytes(n);
+        const size_t hits = batch.MayContainBatch(p, bytes);
+        const size_t shits = batch.MayContainBatch(sp, sbytes);
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(batch.MayContain(p[i]), bytes[i] != 0) << LayoutName(l) << " i=" << i;
+          ASSERT_EQ(batch.MayContain(sp[i]), sbytes[i] != 0) << LayoutName(l) << " i=" << i;
+        }
+        std::vector<uint64_t> bits((n + 63) / 64 + 1, ~uint64_t{0});
+        EXPECT_EQ(batch.MayContainBatchBitmap(p, bits), hits);
+        for (size_t i = 0; i < (n + 63) / 64 * 64; ++i)
+          ASSERT_EQ((bits[i / 64] >> (i % 64)) & 1, i < n ? bytes[i] : 0u) << LayoutName(l) << " n=" << n << " i=" << i;
+        EXPECT_EQ(bits[(n + 63) / 64], ~uint64_t{0}) << "wrote past the end";
+        std::vector<uint64_t> sbits((n + 63) / 64);
+        EXPECT_EQ(batch.MayContainBatchBitmap(sp, sbits), shits);
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ((sbits[i / 64] >> (i % 64)) & 1, sbytes[i]);
+        std::vector<uint32_t> sel(n), ssel(n);
+        const size_t r = batch.MayContainBatchSelect(p, sel);
+        EXPECT_EQ(r, hits);
+        std::vector<uint32_t> want;
+        for (size_t i = 0; i < n; ++i)
+          if (bytes[i]) want.push_back(static_cast<uint32_t>(i));
+        EXPECT_EQ(std::vector<uint32_t>(sel.begin(), sel.begin() + static_cast<ptrdiff_t>(r)), want) << LayoutName(l);
+        const size_t sr = batch.MayContainBatchSelect(sp, ssel);
+        EXPECT_EQ(sr, shits);
+        for (size_t j = 0; j < sr; ++j) ASSERT_TRUE(sbytes[ssel[j]]);
+      }
+    }
+    std::vector<uint64_t> small(1);
+    std::vector<uint32_t> small_sel(1);
+    EXPECT_THROW(batch.MayContainBatchBitmap(std::span<const uint64_t>(probes.data(), 65), small),
+                 std::invalid_argument);
+    EXPECT_THROW(batch.MayContainBatchSelect(std::span<const uint64_t>(probes.data(), 2), small_sel),
+                 std::invalid_argument);
+    // The moved-from filter: single keys, bitmap and selection all answer false.
+    Filter moved = std::move(batch);
+    std::vector<uint64_t> bits(2);
+    std::vector<uint32_t> sel(100);
+    for (size_t i = 0; i < 100; ++i) ASSERT_FALSE(batch.MayContain(probes[i]));
+    EXPECT_EQ(batch.MayContainBatchBitmap(std::span<const uint64_t>(probes.data(), 100), bits), 0u);
+    EXPECT_EQ(bits[0] | bits[1], 0u);
+    EXPECT_EQ(batch.MayContainBatchSelect(std::span<const uint64_t>(probes.data(), 100), sel), 0u);
+  }
+  ASSERT_TRUE(kernels::PinTarget("auto"));
+}
+
 // The pinned target is the one that runs.
 TEST_P(Kernels, PinnedTargetIsActive) {
   ASSERT_TRUE(kernels::PinTarget(ops().name));

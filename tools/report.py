@@ -75,7 +75,7 @@ def human_bytes(b):
 
 class Row:
     def __init__(self, b):
-        parts = b["name"].split("/")
+        parts = b.get("run_name", b["name"]).split("/")  # run_name: an aggregate's row without "_median"
         self.threads = 1
         core = []
         for p in parts:
@@ -90,7 +90,9 @@ class Row:
         self.fpr_model = b.get("fpr_model")
         self.k = b.get("k")
         keys = b.get("keys", 0)
-        if self.threads == 1 and keys:
+        if b.get("run_type") == "aggregate" and b.get("keys_per_iter"):  # medians of repetitions
+            self.ns = b["cpu_time"] / b["keys_per_iter"] * _TO_NS[b.get("time_unit", "ns")]
+        elif self.threads == 1 and keys:
             self.ns = b["cpu_time"] * b["iterations"] / keys * _TO_NS[b.get("time_unit", "ns")]
         else:
             self.ns = 1e9 / b["items_per_second"]
@@ -109,7 +111,9 @@ class Results:
         self.run = run or {}  # run.json from tools/bench.sh, if any
         self.rows = {}
         for b in data.get("benchmarks", []):
-            if b.get("run_type", "iteration") != "iteration" or "error_occurred" in b:
+            # Iterations, or the medians of --benchmark_repetitions (which come after and win).
+            median = b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median"
+            if (b.get("run_type", "iteration") != "iteration" and not median) or "error_occurred" in b:
                 continue
             r = Row(b)
             self.rows[r.key()] = r
@@ -627,6 +631,41 @@ def run_lines(res):
     return lines
 
 
+BOOST_PAIRS = [("split256", "boost_fmb32x8", "fast_multiblock32<8> vs split256"),
+               ("sectorized512", "boost_fmb64x8", "fast_multiblock64<8> vs sectorized512 k=8"),
+               ("register64", "boost_block64x6", "block<uint64_t,6> vs register64 k=6")]
+
+
+def boost_table(res):
+    """--bb_preset=boost: blockbloom against Boost.Bloom, ns/key and ratio (Boost / blockbloom: > 1 is faster)."""
+    if not any(r.layout.startswith("boost_") for r in res.rows.values()):
+        return []
+    lines = ["## Versus Boost.Bloom (same run, 10 bits/key)", "",
+             f"ns/key (on-CPU), blockbloom on {res.best_target} (per key: the target chosen at construction), "
+             "Boost.Bloom compiled -O3 -march=native; `x` = Boost / blockbloom (above 1: blockbloom faster).", "",
+             "| keys | n | pair | mode | insert: ours / Boost = x | query absent | query present |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for keys in ("u64", "url"):
+        for size in sorted({r.size for r in res.rows.values() if r.layout.startswith("boost_") and r.keys == keys},
+                           key=lambda x: size_bytes(x, 10)):
+            for ours, theirs, label in BOOST_PAIRS:
+                for mode in ("batch", "perkey"):
+                    cells = []
+                    for op in ("insert", "query_absent", "query_present"):
+                        a = res.get(op, ours, 10, size, keys, mode)
+                        b = res.get(op, theirs, 10, size, keys, mode, target="native")
+                        cells.append(f"{fmt(a.ns if a else None)} / {fmt(b.ns if b else None)} = "
+                                     f"{fmt(ratio(b, a))}x" if a and b else "-")
+                    lines.append(f"| {keys} | {size} | {label} | {mode} | " + " | ".join(cells) + " |")
+            h, fr, fw = (res.get(op, lay, 10, size, keys) for op, lay in
+                         (("hash", "hash"), ("floor_read", "floor"), ("floor_rmw", "floor")))
+            if h or fr:
+                lines.append(f"| {keys} | {size} | blockbloom's floor: XXH3 alone / + one line read / + one line "
+                             f"read-modify-write | batch | {fmt(h.ns if h else None)} / {fmt(fr.ns if fr else None)} / "
+                             f"{fmt(fw.ns if fw else None)} | | |")
+    return lines + [""]
+
+
 def main(argv):
     if len(argv) != 3:
         sys.exit("usage: tools/report.py RESULTS.json OUTDIR")
@@ -663,6 +702,7 @@ def main(argv):
     md += ["## The run", ""] + run_lines(res) + [""]
     md += ["## Speed goals", ""] + target_lines(res) + [""]
     md += ["## Plots", ""] + [f"{t}:\n\n![{t}]({n})\n" for t, n in plots]
+    md += boost_table(res)
     md += ["## Tables", ""]
     md += main_table(res, 10, "u64", "uint64 keys, 10 bits/key")
     md += threads_table(res)

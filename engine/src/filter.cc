@@ -121,15 +121,27 @@ void Filter::AddInserted(uint64_t n) {
 }
 
 // ---- One key ----------------------------------------------------------------------
-// Single keys go straight to the scalar reference: a dispatched call and a
-// pipeline would cost more than the probe itself.
+// The layout's probe through the pointer chosen at construction (view.h). The
+// count is bumped with a relaxed load and store, not AddInserted's CAS loop: a
+// plain Insert is not safe beside other writers anyway, and a locked
+// instruction per key is a full fence that would stop consecutive inserts
+// from overlapping their misses.
 
 void Filter::InsertHash(uint64_t hash) {
   CheckWritable();
-  kernels::reference::InsertHash(FilterAccess::Ref(*this), hash);
-  AddInserted(1);
+  insert_one_(bits_, num_blocks_, k_, hash);
+  std::atomic_ref<uint64_t> count(inserted_);
+  const uint64_t now = count.load(std::memory_order_relaxed);
+  count.store(now + (now != std::numeric_limits<uint64_t>::max()), std::memory_order_relaxed);
 }
-void Filter::Insert(uint64_t key) { InsertHash(detail::HashU64Inline(key, hash_, seed_)); }
+void Filter::Insert(uint64_t key) {
+  if (hash_ != HashKind::kXxh3) return InsertHash(detail::HashU64Inline(key, hash_, seed_));
+  CheckWritable();
+  insert_key_(bits_, num_blocks_, k_, seed_const_, key);  // hash and probe fused (view.h)
+  std::atomic_ref<uint64_t> count(inserted_);
+  const uint64_t now = count.load(std::memory_order_relaxed);
+  count.store(now + (now != std::numeric_limits<uint64_t>::max()), std::memory_order_relaxed);
+}
 void Filter::Insert(std::string_view key) { InsertHash(detail::HashBytesInline(key.data(), key.size(), hash_, seed_)); }
 
 // ---- Batches ------------------------------------------------------------------------

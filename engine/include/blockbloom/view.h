@@ -45,7 +45,14 @@ class Filter;
 class MappedFilter;
 namespace detail {
 struct FilterAccess;
-}
+// A layout's single-key probe on one SIMD target (kernels::OneKeyOps): bits,
+// blocks, k, hash.
+using QueryOneFn = bool (*)(const uint8_t*, uint64_t, uint32_t, uint64_t);
+using InsertOneFn = void (*)(uint8_t*, uint64_t, uint32_t, uint64_t);
+// Fused with the key's XXH3 hash (kernels::OneKeyOps): bits, blocks, k, seed constant, key.
+using QueryKeyFn = bool (*)(const uint8_t*, uint64_t, uint32_t, uint64_t, uint64_t);
+using InsertKeyFn = void (*)(uint8_t*, uint64_t, uint32_t, uint64_t, uint64_t);
+}  // namespace detail
 
 class FilterView {
  public:
@@ -58,9 +65,15 @@ class FilterView {
   FilterView(MappedFilter&&) = delete;
 
   // ---- One key --------------------------------------------------------------
-  bool MayContain(uint64_t key) const;
+  // Branch-free: the probe of this layout and k on the target active when the
+  // view was made (a function pointer chosen once, no dispatch per call), so
+  // a loop of independent lookups overlaps their cache misses.
+  // XXH3 filters: one call, hash and probe fused in the kernel.
+  bool MayContain(uint64_t key) const {
+    return hash_ == HashKind::kXxh3 ? query_key_(bits_, num_blocks_, k_, seed_const_, key) : MayContainSlow(key);
+  }
   bool MayContain(std::string_view key) const;
-  bool MayContainHash(uint64_t hash) const;
+  bool MayContainHash(uint64_t hash) const { return query_one_(bits_, num_blocks_, k_, hash); }
 
   // ---- Batches (the fast path: SIMD hashing, prefetching pipeline) ------------
   // out[i] = 1 if keys[i] may be present, else 0; returns the count of 1s.
@@ -68,6 +81,20 @@ class FilterView {
   size_t MayContainBatch(std::span<const uint64_t> keys, std::span<uint8_t> out) const;
   size_t MayContainBatch(std::span<const std::string_view> keys, std::span<uint8_t> out) const;
   size_t MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const;
+
+  // ---- Batches in the forms query engines pass between operators ---------------
+  // Bitmap: bit i % 64 of bits[i / 64] is 1 if keys[i] may be present, else 0;
+  // the unused high bits of the last word are 0. Returns the count of 1s.
+  // Throws std::invalid_argument, writing nothing, if bits.size() < ceil(keys.size() / 64).
+  size_t MayContainBatchBitmap(std::span<const uint64_t> keys, std::span<uint64_t> bits) const;
+  size_t MayContainBatchBitmap(std::span<const std::string_view> keys, std::span<uint64_t> bits) const;
+  // Selection vector: sel[0, r) = the indices of the keys that may be present,
+  // ascending, r returned (DuckDB's SelectionVector, Velox's SelectivityVector
+  // as indices). sel[r, keys.size()) may be overwritten. Throws
+  // std::invalid_argument, writing nothing, if sel.size() < keys.size() or
+  // keys.size() > 2^32.
+  size_t MayContainBatchSelect(std::span<const uint64_t> keys, std::span<uint32_t> sel) const;
+  size_t MayContainBatchSelect(std::span<const std::string_view> keys, std::span<uint32_t> sel) const;
 
   // ---- Beside concurrent InsertAtomic* writers ---------------------------------
   bool MayContainAtomic(uint64_t key) const;
@@ -111,6 +138,16 @@ class FilterView {
   uint64_t inserted_;  // read and written through std::atomic_ref by Filter
   uint64_t bytes_;
   uint8_t* bits_;      // writable only through Filter
+  // The single-key probes of (layout_, k_), from kernels::Active() at construction
+  // (the scalar reference's for the empty filter).
+  detail::QueryOneFn query_one_;
+  detail::InsertOneFn insert_one_;
+  detail::QueryKeyFn query_key_;
+  detail::InsertKeyFn insert_key_;
+  uint64_t seed_const_;  // XXH3's seed-derived constant (kernels/common.h Xxh3SeedConstant)
+
+ private:
+  bool MayContainSlow(uint64_t key) const;  // XXH64 filters
 
   friend struct detail::FilterAccess;
 };

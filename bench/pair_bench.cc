@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Boost.Bloom pairs (issue 9), run with --bb_preset=boost: for each pair,
+// key type, size, mode and op, the blockbloom row and then the Boost row, so
+// the two are measured side by side in one run (interleaved, same keys, same
+// 10 bits/key). blockbloom runs on the best target (or the one named by
+// --bb_target=...: BLOCKBLOOM_PAIR_TARGET), Boost as compiled in
+// bench/boost_peer_bench.cc (-O3 -march=native).
+//
+// Row names follow bench_common.h: op/layout/10bpk/<size>/<keys>/<mode>/<target>,
+// layout "split256" / "sectorized512" / "register64" at the pair's k (counter
+// k), or "boost_fmb32x8" / "boost_fmb64x8" / "boost_block64x6", target "native".
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+#include "bench/bench_common.h"
+#include "bench/boost_peer.h"
+#include "blockbloom/model.h"
+#include "blockbloom/targets.h"
+
+namespace blockbloom::bench {
+namespace {
+
+namespace bp = boost_peer;
+
+constexpr uint32_t kBpk = 10;
+
+struct Side {
+  Layout layout;
+  uint32_t k;
+};
+Side BlockbloomSide(bp::Pair p) {
+  switch (p) {
+    case bp::Pair::kFastMultiblock32x8: return {Layout::kSplit256, 8};
+    case bp::Pair::kFastMultiblock64x8: return {Layout::kSectorized512, 8};
+    case bp::Pair::kBlock64x6: return {Layout::kRegister64, 6};
+  }
+  return {Layout::kSplit256, 8};
+}
+
+// Calls fn(span of present keys) over the n present keys in 1M-key chunks.
+template <typename Fn>
+void ForPresent(KeyType type, uint64_t n, Fn&& fn) {
+  constexpr uint64_t kChunk = uint64_t{1} << 20;
+  for (uint64_t start = 0; start < n; start += kChunk) {
+    const size_t len = static_cast<size_t>(std::min(kChunk, n - start));
+    if (type == KeyType::kU64) {
+      std::vector<uint64_t> keys(len);
+      for (size_t j = 0; j < len; ++j) keys[j] = U64Key(Domain::kPresent, start + j);
+      fn(std::span<const uint64_t>(keys), std::span<const std::string_view>());
+    } else {
+      const UrlSet urls = MakeUrls(len, [&](size_t j) { return std::pair{Domain::kPresent, start + j}; });
+      fn(std::span<const uint64_t>(), std::span<const std::string_view>(urls.views));
+    }
+  }
+}
+
+struct OursCtx {
+  std::unique_ptr<Filter> filter;
+  double model_fpr = 0;
+};
+OneSlot<OursCtx> g_ours;
+OneSlot<bp::Peer> g_boost;
+
+std::shared_ptr<OursCtx> Ours(bp::Pair p, uint64_t n, KeyType type) {
+  const Side s = BlockbloomSide(p);
+  const std::string key = std::string(LayoutName(s.layout)) + "/" + std::to_string(n) + "/" +
+                          std::string(KeyTypeName(type));
+  return g_ours.Get(key, [&] {
+    auto c = std::make_shared<OursCtx>();
+    c->filter = std::make_unique<Filter>(Filter::WithBits(s.layout, n * kBpk, s.k));
+    ForPresent(type, n, [&](std::span<const uint64_t> u, std::span<const std::string_view> v) {
+      if (!u.empty()) c->filter->InsertBatch(u);
+      if (!v.empty()) c->filter->InsertBatch(v);
+    });
+    c->model_fpr = PredictFpr(s.layout, c->filter->num_blocks(), s.k, n);
+    return c;
+  });
+}
+
+std::shared_ptr<bp::Peer> Boost(bp::Pair p, uint64_t n, KeyType type) {
+  const std::string key = std::string(bp::PairName(p)) + "/" + std::to_string(n) + "/" +
+                          std::string(KeyTypeName(type));
+  return g_boost.Get(key, [&]() -> std::shared_ptr<bp::Peer> {
+    std::shared_ptr<bp::Peer> b = bp::Make(p, n * kBpk, type == KeyType::kUrl);
+    ForPresent(type, n, [&](std::span<const uint64_t> u, std::span<const std::string_view> v) {
+      if (!u.empty()) b->Insert(u.data(), u.size(), true);
+      if (!v.empty()) b->Insert(v.data(), v.size(), true);
+    });
+    return b;
+  });
+}
+
+template <typename Key>
+const std::vector<Key>& Pool(const Pools& p, Op op) {
+  if constexpr (std::is_same_v<Key, uint64_t>) {
+    return op == Op::kQueryAbsent ? p.absent : p.present;
+  } else {
+    return op == Op::kQueryAbsent ? p.absent_s.views : p.present_s.views;
+  }
+}
+
+template <typename Key>
+void OursRow(benchmark::State& st, const RowSpec& row, bp::Pair p) {
+  const uint64_t n = row.size.keys;
+  PinFor(row.target);
+  const auto pools = GetPools(row.keys, n);
+  const auto ctx = Ours(p, n, row.keys);
+  Filter& f = *ctx->filter;
+  const std::vector<Key>& pool = Pool<Key>(*pools, row.op);
+  PoolWalker walk(pool.size(), st);
+  std::vector<uint8_t> out(kIterKeys);
+  uint64_t hits = 0;
+  for (auto _ : st) {
+    const PoolWalker::Chunk c = walk.Next();
+    const std::span<const Key> keys(pool.data() + c.begin, c.len);
+    if (row.mode == Mode::kPerKey) {
+      if (row.op == Op::kInsert) {
+        for (const Key& k : keys) f.Insert(k);
+      } else {
+        for (const Key& k : keys) hits += f.MayContain(k);
+      }
+    } else if (row.op == Op::kInsert) {
+      f.InsertBatch(keys);
+    } else {
+      hits += f.MayContainBatch(keys, out);
+    }
+    benchmark::DoNotOptimize(hits);
+    benchmark::ClobberMemory();
+  }
+  FinishRow(st, walk.keys(), hits, row, ctx->model_fpr);
+  st.counters["k"] = benchmark::Counter(f.k(), benchmark::Counter::kAvgThreads);
+  st.counters["bytes"] = benchmark::Counter(static_cast<double>(f.byte_size()), benchmark::Counter::kAvgThreads);
+}
+
+template <typename Key>
+void BoostRow(benchmark::State& st, const RowSpec& row, bp::Pair p) {
+  const uint64_t n = row.size.keys;
+  const auto pools = GetPools(row.keys, n);
+  const auto peer = Boost(p, n, row.keys);
+  const std::vector<Key>& pool = Pool<Key>(*pools, row.op);
+  PoolWalker walk(pool.size(), st);
+  const bool bulk = row.mode == Mode::kBatch;
+  uint64_t hits = 0;
+  for (auto _ : st) {
+    const PoolWalker::Chunk c = walk.Next();
+    if (row.op == Op::kInsert) {
+      peer->Insert(pool.data() + c.begin, c.len, bulk);
+    } else {
+      hits += peer->Query(pool.data() + c.begin, c.len, bulk);
+    }
+    benchmark::DoNotOptimize(hits);
+    benchmark::ClobberMemory();
+  }
+  FinishRow(st, walk.keys(), hits, row, 0.0);
+  st.counters["bytes"] = benchmark::Counter(static_cast<double>(peer->Bytes()), benchmark::Counter::kAvgThreads);
+}
+
+void Register(const RowSpec& row, bp::Pair p, bool boost) {
+  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row, p, boost](benchmark::State& st) {
+    if (boost) {
+      row.keys == KeyType::kU64 ? BoostRow<uint64_t>(st, row, p) : BoostRow<std::string_view>(st, row, p);
+    } else {
+      row.keys == KeyType::kU64 ? OursRow<uint64_t>(st, row, p) : OursRow<std::string_view>(st, row, p);
+    }
+  });
+  b->UseRealTime();
+}
+
+}  // namespace
+
+void RegisterBoostPairs() {
+  const bool have = boost_peer::Available();
+  if (!have)
+    std::fprintf(stderr, "blockbloom bench: Boost.Bloom not found at configure time "
+                         "(-DBLOCKBLOOM_BOOST_BLOOM_INCLUDE=...): Boost rows skipped\n");
+  const char* env = std::getenv("BLOCKBLOOM_PAIR_TARGET");
+  const std::string target = env != nullptr && *env != '\0' ? env : std::string(ActiveTarget());
+  struct Case {
+    KeyType keys;
+    SizeSpec size;
+  };
+  const Case cases[] = {{KeyType::kU64, {"1Mkeys", 0, 1'000'000}},
+                        {KeyType::kU64, {"10Mkeys", 0, 10'000'000}},
+                        {KeyType::kUrl, {"1Mkeys", 0, 1'000'000}}};
+  for (const Case& c : cases) {
+    // What neither side can beat with blockbloom's hash, in the same run: XXH3
+    // alone, and XXH3 plus one random line read (or read-modify-write) of a
+    // buffer of the filter's size (bench/floor_bench.cc).
+    RegisterFloorRow(RowSpec{Op::kHash, "hash", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
+    RegisterFloorRow(RowSpec{Op::kFloorRead, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
+    RegisterFloorRow(RowSpec{Op::kFloorRmw, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
+    for (bp::Pair p : bp::kPairs) {
+      for (Mode mode : {Mode::kBatch, Mode::kPerKey}) {
+        for (Op op : {Op::kInsert, Op::kQueryAbsent, Op::kQueryPresent}) {
+          const Side s = BlockbloomSide(p);
+          RowSpec ours{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, mode,
+                       mode == Mode::kPerKey ? "any" : target};
+          Register(ours, p, false);
+          if (have) {
+            RowSpec theirs{op, bp::PairName(p), kBpk, c.size, c.keys, mode, "native"};
+            Register(theirs, p, true);
+          }
+        }
+      }
+    }
+  }
+}
+
+#ifndef BLOCKBLOOM_HAVE_BOOST_BLOOM
+namespace boost_peer {
+bool Available() { return false; }
+std::unique_ptr<Peer> Make(Pair, uint64_t, bool) { return nullptr; }
+const char* PairName(Pair) { return "boost"; }
+}  // namespace boost_peer
+#endif
+
+}  // namespace blockbloom::bench
