@@ -23,6 +23,8 @@ std::string_view ActiveTarget();
 // Pins a target by name, case-insensitive ("auto" unpins). Throws
 // std::invalid_argument naming the compiled and supported targets if `name` is
 // not one of them. Thread-safe; calls in flight finish on the target they began with.
+// Batch calls use the target active at the call; a filter's (or view's)
+// single-key calls keep the probe chosen when it was made.
 void PinTarget(std::string_view name);
 
 }  // namespace blockbloom
