@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "blockbloom/targets.h"
@@ -264,7 +265,12 @@ TEST_P(Kernels, SingleKeyBitmapAndSelectionEqualBytes) {
   auto probes = RandomKeys(9000, 14);
   for (size_t i = 0; i < probes.size(); i += 3) probes[i] = keys[i % keys.size()];  // some present
   std::vector<std::string> sprobes_owned;
-  for (uint64_t p : probes) sprobes_owned.push_back("k" + std::to_string(p));
+  for (uint64_t p : probes) {
+    // Appended, not "k" + std::to_string(p): g++ 12 for aarch64 warns (-Wrestrict) on that operator+.
+    std::string key = "k";
+    key += std::to_string(p);
+    sprobes_owned.push_back(std::move(key));
+  }
   std::vector<std::string_view> sprobes(sprobes_owned.begin(), sprobes_owned.end());
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
