@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_fixture.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/fold.h"
 #include "blockbloom/format.h"
@@ -29,33 +30,11 @@ namespace fs = std::filesystem;
 
 const std::string kFixtures = std::string(BLOCKBLOOM_SOURCE_DIR) + "/../shared/fixtures/parquet-sbbf";
 
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CliResult;
 
-class Cli : public ::testing::Test {
+class Cli : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "bbcli.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  void Write(const std::string& name, const std::string& bytes) const {
-    std::ofstream out(Path(name), std::ios::binary | std::ios::trunc);
-    out << bytes;
-  }
-  static std::string ReadFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-  std::string Read(const std::string& name) const { return ReadFile(Path(name)); }
-  bool Exists(const std::string& name) const { return fs::exists(dir_ / name); }
+  Cli() : TempDirTest("bbcli") {}
 
   // Runs `blockbloom ARGS` in the temp dir (ARGS are shell words; file names
   // here never need quoting), optionally with `stdin_file` as standard input.
@@ -85,7 +64,6 @@ class Cli : public ::testing::Test {
       EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
   }
 
-  fs::path dir_;
 };
 
 // Keys with a trailing '\r', leading and trailing spaces, an empty line and a

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_fixture.h"
 #include "blockbloom/garden.h"
 
 #ifdef BLOCKBLOOM_CLI
@@ -23,30 +24,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CliResult;
 
-class GardenCli : public ::testing::Test {
+class GardenCli : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "bbgarden.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  void Write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(Path(name), std::ios::binary | std::ios::trunc) << bytes;
-  }
-  std::string Read(const std::string& name) const {
-    std::ifstream in(Path(name), std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-  bool Exists(const std::string& name) const { return fs::exists(dir_ / name); }
+  GardenCli() : TempDirTest("bbgarden") {}
 
   Result Run(const std::string& args) const {
     const std::string cmd = "cd '" + dir_.string() + "' && '" + BLOCKBLOOM_CLI + "' " + args + " </dev/null >.out 2>.err";
@@ -77,7 +59,6 @@ class GardenCli : public ::testing::Test {
     return s;
   }
 
-  fs::path dir_;
 };
 
 // Summary Cache (Fan et al.): proxy A and proxy B each build a counting digest

@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/cli_fixture.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/layout.h"
@@ -44,31 +45,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;  // exit status; 124: the timeout fired; -1: killed by a signal
-  std::string out;
-  std::string err;
-};
+using Result = testing::CliResult;
 
-class Hostile : public ::testing::Test {
+class Hostile : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "bbhostile.XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  void Write(const std::string& name, const std::string& bytes) const {
-    std::ofstream out(Path(name), std::ios::binary | std::ios::trunc);
-    out << bytes;
-  }
-  static std::string ReadFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-  std::string Read(const std::string& name) const { return ReadFile(Path(name)); }
+  Hostile() : TempDirTest("bbhostile") {}
 
   // `blockbloom ARGS` in the temp dir under a 60 s timeout; `prefix` runs
   // first in the same shell (umask, ulimit); `redirect` replaces the default
@@ -122,7 +103,6 @@ class Hostile : public ::testing::Test {
     SaveFilter(f, Path(name));
   }
 
-  fs::path dir_;
 };
 
 // ---- 1. Output paths ----
