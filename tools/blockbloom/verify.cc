@@ -57,6 +57,30 @@
 namespace blockbloom::cli {
 namespace {
 
+// One point's verdict: at its own confidence, at the family-wise level, and
+// its acceptance interval as rates (exact-set and streamed measurements alike).
+struct PointVerdict {
+  bool pass, pass_family;
+  double lo, hi;
+  const char* text;
+};
+template <typename M>
+PointVerdict Judge(const M& m, double family_confidence) {
+  const FprCheck& c = m.check;
+  const CountInterval wide = BinomialAcceptance(c.trials, c.predicted, family_confidence);
+  PointVerdict v;
+  v.pass = m.pass();
+  v.pass_family = m.false_negatives == 0 && c.hits >= wide.lo && c.hits <= wide.hi;
+  v.lo = static_cast<double>(c.accept.lo) / static_cast<double>(c.trials);
+  v.hi = static_cast<double>(c.accept.hi) / static_cast<double>(c.trials);
+  v.text = m.false_negatives ? "FAIL (false negatives)"
+           : v.pass          ? "PASS"
+           : v.pass_family   ? "FAIL (within the family-wise interval)"
+                             : "FAIL";
+  return v;
+}
+
+
 struct GridPoint {
   Layout layout;
   uint64_t n;
@@ -193,21 +217,17 @@ int VerifyStreamed(const Args& args, const std::vector<Layout>& layouts, double 
     spec.progress = &StreamProgress;
     const StreamedMeasurement m = MeasureFprStreamed(filter, spec);
     const FprCheck& c = m.check;
-    const CountInterval wide = BinomialAcceptance(c.trials, c.predicted, family_confidence);
-    const bool pass = m.pass();
-    const bool pass_family = m.false_negatives == 0 && c.hits >= wide.lo && c.hits <= wide.hi;
-    failed += !pass;
-    failed_family += !pass_family;
-    const double lo = static_cast<double>(c.accept.lo) / static_cast<double>(c.trials);
-    const double hi = static_cast<double>(c.accept.hi) / static_cast<double>(c.trials);
-    const char* verdict = pass ? "PASS" : pass_family ? "FAIL (within the family-wise interval)" : "FAIL";
-    if (m.false_negatives) verdict = "FAIL (false negatives)";
+    const PointVerdict v = Judge(m, family_confidence);
+    failed += !v.pass;
+    failed_family += !v.pass_family;
+    const double lo = v.lo, hi = v.hi;
+    const char* verdict = v.text;
     const double bpk = static_cast<double>(filter.bit_count()) / static_cast<double>(n);
     if (csv) {
       std::printf("%s,%u,%llu,%llu,%.4g,%llu,%llu,%.8g,%.8g,%.8g,%.2f,%.8g,%.8g,%d\n", std::string(LayoutName(pt.layout)).c_str(),
                   pt.k, static_cast<unsigned long long>(n), static_cast<unsigned long long>(pt.blocks), bpk,
                   static_cast<unsigned long long>(c.trials), static_cast<unsigned long long>(c.hits), c.rate(), c.predicted,
-                  uniform, m.z, lo, hi, pass ? 1 : 0);
+                  uniform, m.z, lo, hi, v.pass ? 1 : 0);
     } else if (md) {
       std::printf("| %s | %u | %.4g | %llu | %.4g | %.4g | %.6g%% | %.6g%% | %.6g%% | %.2f | [%.6g%%, %.6g%%] | %s |\n",
                   std::string(LayoutName(pt.layout)).c_str(), pt.k, static_cast<double>(n),
@@ -332,20 +352,16 @@ int Verify(int argc, char** argv) {
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     const Measurement m = MeasureFpr(filter, spec);
     const FprCheck& c = m.check;
-    const CountInterval wide = BinomialAcceptance(c.trials, c.predicted, family_confidence);
-    const bool pass = m.pass();
-    const bool pass_family = m.false_negatives == 0 && c.hits >= wide.lo && c.hits <= wide.hi;
-    failed += !pass;
-    failed_family += !pass_family;
-    const double lo = static_cast<double>(c.accept.lo) / static_cast<double>(c.trials);
-    const double hi = static_cast<double>(c.accept.hi) / static_cast<double>(c.trials);
-    const char* verdict = pass ? "PASS" : pass_family ? "FAIL (within the family-wise interval)" : "FAIL";
-    if (m.false_negatives) verdict = "FAIL (false negatives)";
+    const PointVerdict v = Judge(m, family_confidence);
+    failed += !v.pass;
+    failed_family += !v.pass_family;
+    const double lo = v.lo, hi = v.hi;
+    const char* verdict = v.text;
     if (csv) {
       std::printf("%s,%s,%llu,%g,%u,%llu,%llu,%llu,%.6g,%.6g,%.6g,%.6g,%d\n", std::string(LayoutName(g.layout)).c_str(),
                   std::string(KeyStreamName(g.stream)).c_str(), static_cast<unsigned long long>(g.n), g.bits_per_key, g.k,
                   static_cast<unsigned long long>(spec.replicas), static_cast<unsigned long long>(c.trials),
-                  static_cast<unsigned long long>(c.hits), c.rate(), c.predicted, lo, hi, pass ? 1 : 0);
+                  static_cast<unsigned long long>(c.hits), c.rate(), c.predicted, lo, hi, v.pass ? 1 : 0);
     } else {
       std::printf("%-13s %-10s %9llu %6g %3u %10llu %10.4g%% %10.4g%% [%10.4g%%, %10.4g%%] %s\n",
                   std::string(LayoutName(g.layout)).c_str(), std::string(KeyStreamName(g.stream)).c_str(),
