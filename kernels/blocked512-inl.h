@@ -52,26 +52,10 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The k probes are computed together in u32 lanes (up to 16). Query: each lane
-// fetches its word from the line with register permutes (one 16-lane permute
-// on AVX-512; on narrower vectors one permute per vector-sized part of the
-// line, merged by the word's part; a gather on 128-bit vectors). Insert is k
-// scalar ORs into the line: there is no scatter below AVX-512, and building the
+// The k probes are computed together in u32 lanes (up to 16); each lane fetches
+// its word from the line (LineWords, kernels/probe-inl.h). Insert is k scalar
+// ORs into the line: there is no scatter below AVX-512, and building the
 // whole-line mask in vectors costs more than k ORs into one L1-resident line.
-// mul: kGoldenPow; active[16 - k + i] is all ones iff i < k, so lane i of a
-// load from active + 16 - k enables probe i: no per-filter table to build.
-struct alignas(64) Blocked512Tables {
-  uint32_t mul[16];
-  uint32_t active[32];
-};
-constexpr Blocked512Tables MakeBlocked512Tables() {
-  Blocked512Tables t{};
-  for (uint32_t i = 0; i < 16; ++i) t.mul[i] = kGoldenPow[i];
-  for (uint32_t i = 0; i < 32; ++i) t.active[i] = i < 16 ? ~0u : 0u;
-  return t;
-}
-alignas(64) inline constexpr Blocked512Tables kBlocked512Tables = MakeBlocked512Tables();
-
 class Blocked512Probe : public BlockProbe<Blocked512Probe> {
  public:
   explicit Blocked512Probe(const FilterRef& f)
@@ -87,25 +71,11 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
     const auto lo = hn::Set(d, static_cast<uint32_t>(h));
     auto miss = hn::Zero(d);
     for (size_t v = 0; v < k_; v += N) {
-      const auto bit = hn::ShiftRight<23>(hn::Mul(lo, hn::Load(d, kBlocked512Tables.mul + v)));
+      const auto bit = hn::ShiftRight<23>(hn::Mul(lo, hn::Load(d, kGoldenLanes.mul + v)));
       const auto word_idx = hn::BitCast(di, hn::ShiftRight<5>(bit));
       const auto mask =
-          hn::And(hn::LoadU(d, kBlocked512Tables.active + 16 - k_ + v), hn::Shl(hn::Set(d, 1u), hn::And(bit, hn::Set(d, 31u))));
-      // words[lane] = block[word_idx[lane]].
-      hn::Vec<D> words;
-      if (N >= 8) {
-        // One permute per vector-sized part of the line, merged by part.
-        const auto in_part = hn::And(word_idx, hn::Set(di, static_cast<int32_t>(N - 1)));
-        words = hn::TableLookupLanes(hn::Load(d, block), hn::IndicesFromVec(d, in_part));
-        for (size_t p = N; p < 16; p += N) {
-          const auto part = hn::TableLookupLanes(hn::Load(d, block + p), hn::IndicesFromVec(d, in_part));
-          words = hn::IfThenElse(
-              hn::RebindMask(d, hn::Gt(word_idx, hn::Set(di, static_cast<int32_t>(p - 1)))), part, words);
-        }
-      } else {
-        // 128-bit vectors: four parts would cost more than four loads.
-        words = hn::GatherIndex(d, block, word_idx);
-      }
+          hn::And(hn::LoadU(d, kGoldenLanes.active + 16 - k_ + v), hn::Shl(hn::Set(d, 1u), hn::And(bit, hn::Set(d, 31u))));
+      const auto words = LineWords(d, block, word_idx);
       miss = hn::Or(miss, hn::AndNot(words, mask));
     }
     return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));

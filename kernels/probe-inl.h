@@ -45,6 +45,43 @@ class BlockProbe {
   }
 };
 
+// ---- The golden probes in lanes (blocked512, the blocked counting filter) -------
+// mul: kGoldenPow (kernels/common.h); active[16 - k + i] is all ones iff i < k,
+// so lane i of a load from active + 16 - k + v enables probe v + i: no
+// per-filter table to build.
+struct alignas(64) GoldenLanes {
+  uint32_t mul[16];
+  uint32_t active[32];
+};
+constexpr GoldenLanes MakeGoldenLanes() {
+  GoldenLanes t{};
+  for (uint32_t i = 0; i < 16; ++i) t.mul[i] = kGoldenPow[i];
+  for (uint32_t i = 0; i < 32; ++i) t.active[i] = i < 16 ? ~0u : 0u;
+  return t;
+}
+alignas(64) inline constexpr GoldenLanes kGoldenLanes = MakeGoldenLanes();
+
+// words[lane] = line[word_idx[lane]] for a 64-byte line of 16 u32 words
+// (word_idx in 0..15): one 16-lane permute on AVX-512; on narrower vectors one
+// permute per vector-sized part of the line, merged by the word's part; a
+// gather on 128-bit vectors, where four parts would cost more than four loads.
+template <class D, class VI>
+HWY_INLINE hn::Vec<D> LineWords(D d, const uint32_t* HWY_RESTRICT line, VI word_idx) {
+  const hn::RebindToSigned<D> di;
+  const size_t N = hn::Lanes(d);
+  if (N >= 8) {
+    const auto in_part = hn::And(word_idx, hn::Set(di, static_cast<int32_t>(N - 1)));
+    auto words = hn::TableLookupLanes(hn::Load(d, line), hn::IndicesFromVec(d, in_part));
+    for (size_t p = N; p < 16; p += N) {
+      const auto part = hn::TableLookupLanes(hn::Load(d, line + p), hn::IndicesFromVec(d, in_part));
+      words = hn::IfThenElse(hn::RebindMask(d, hn::Gt(word_idx, hn::Set(di, static_cast<int32_t>(p - 1)))), part,
+                             words);
+    }
+    return words;
+  }
+  return hn::GatherIndex(d, line, word_idx);
+}
+
 // Calls f(k - 1), ..., f(0) (k in 1..16) with one jump on k per key instead
 // of a compare per probe (Duff's device): k is a run-time parameter of the filter.
 template <class F>
