@@ -22,6 +22,7 @@ std::string_view OpName(Op op) {
     case Op::kQueryMix: return "query_mix";
     case Op::kFloorRead: return "floor_read";
     case Op::kFloorRmw: return "floor_rmw";
+    case Op::kFloorLine: return "floor_line";
     case Op::kHash: return "hash";
   }
   return "?";

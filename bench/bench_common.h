@@ -36,7 +36,7 @@ namespace blockbloom::bench {
 // ---- Row plan -------------------------------------------------------------------
 
 enum class KeyType { kU64, kUrl };
-enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, kFloorRead, kFloorRmw, kHash };
+enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, kFloorRead, kFloorRmw, kFloorLine, kHash };
 enum class Mode { kBatch, kPerKey };
 
 // A filter size: either a byte budget (the cache-level sizes of the issue: the

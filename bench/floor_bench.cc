@@ -4,7 +4,9 @@
 //
 // floor_read: hash each key, then read one random 64-byte line of a buffer of the
 // filter's size; floor_rmw: the same with a read-modify-write of one word of the
-// line. Everything a blocked filter must do and nothing more: one hash, one
+// line; floor_line: the line read alone, over hashes computed before the timing
+// (what no filter of this size can beat on this machine, whatever its hash).
+// Everything a blocked filter must do and nothing more: one hash, one
 // fastrange, one cache line per key. The pipeline is the kernels' own
 // (kernels/probe-inl.h): hashes computed in L1 chunks of kChunk keys, the next
 // chunk hashed before the current one is probed, a prefetch kLookAhead keys ahead
@@ -98,6 +100,17 @@ uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
   return hits;
 }
 
+// floor_line: one random line read per precomputed hash, the same look-ahead;
+// hashes past h[n) (the rest of the pool) are only prefetched.
+uint64_t LineRun(const Buf& b, const uint64_t* h, size_t n, size_t avail, bool prefetch) {
+  uint64_t hits = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (prefetch && i + kLookAhead < avail) Prefetch<LineOp::kRead>(b, h[i + kLookAhead]);
+    hits += Touch<LineOp::kRead>(b, h[i]);
+  }
+  return hits;
+}
+
 OneSlot<HugeBuffer> g_buffer;
 
 template <typename Key>
@@ -120,6 +133,11 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
   const std::vector<Key>& pool = AbsentPool<Key>(*pools);
   PoolWalker walk(pool.size(), st);
   std::vector<uint64_t> hbuf(kIterKeys);
+  std::vector<uint64_t> pool_hashes;  // floor_line: the whole pool, hashed before the timing
+  if (row.op == Op::kFloorLine) {
+    pool_hashes.resize(pool.size());
+    for (size_t i = 0; i < pool.size(); i += kChunk) HashChunk(pool.data() + i, std::min(kChunk, pool.size() - i), &pool_hashes[i]);
+  }
   uint64_t hits = 0;
   for (auto _ : st) {
     const PoolWalker::Chunk c = walk.Next();
@@ -127,6 +145,9 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
     const size_t len = c.len;
     switch (row.op) {
       case Op::kFloorRead: hits += FloorRun<LineOp::kRead>(b, k, len, prefetch); break;
+      case Op::kFloorLine:
+        hits += LineRun(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch);
+        break;
       case Op::kFloorRmw:
         if (st.threads() > 1) {
           FloorRun<LineOp::kRmwAtomic>(b, k, len, prefetch);

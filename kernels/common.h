@@ -10,10 +10,12 @@
 #define BLOCKBLOOM_KERNELS_COMMON_H_
 
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
 
 #include "kernels/kernels.h"
@@ -150,6 +152,50 @@ inline uint64_t Xxh64U64(uint64_t key, uint64_t seed) {
   h ^= h >> 29;
   h *= kXxhPrime64[2];
   return h ^ (h >> 32);
+}
+
+// "mulx" (HashKind::kMulx, blockbloom/hash.h says when to choose it): the
+// 128-bit product of (key ^ seed) and 2^64 / phi, its halves XORed.
+inline constexpr uint64_t kMulxMultiplier = 0x9E3779B97F4A7C15ULL;
+inline constexpr uint64_t kMulxMultiplier2 = 0xD6E8FEB86659FD93ULL;
+inline uint64_t MulxFold(uint64_t x, uint64_t m) {
+  const Uint128 p = static_cast<Uint128>(x) * m;
+  return static_cast<uint64_t>(p) ^ static_cast<uint64_t>(p >> 64);
+}
+inline uint64_t MulxU64(uint64_t key, uint64_t seed) {
+  return MulxFold(MulxFold(key ^ seed, kMulxMultiplier), kMulxMultiplier2);
+}
+// A little-endian u64 read through memcpy, as a value (identity on LE hosts).
+inline uint64_t LoadLE64Value(uint64_t raw) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return raw;
+  } else {
+    return __builtin_bswap64(raw);
+  }
+}
+
+// The single-key path hashes a uint64 key with a per-filter constant computed
+// once: XXH3's seed-derived constant, else the seed itself.
+inline uint64_t KeyHashConstant(HashKind kind, uint64_t seed) {
+  return kind == HashKind::kXxh3 ? Xxh3SeedConstant(seed) : seed;
+}
+template <HashKind kKind>
+inline uint64_t HashU64With(uint64_t key, uint64_t c) {
+  if constexpr (kKind == HashKind::kXxh64) {
+    return Xxh64U64(key, c);
+  } else if constexpr (kKind == HashKind::kMulx) {
+    return MulxU64(key, c);
+  } else {
+    return Xxh3U64WithConstant(key, c);
+  }
+}
+inline uint64_t HashU64WithConstant(uint64_t key, HashKind kind, uint64_t c) {
+  switch (kind) {
+    case HashKind::kXxh64: return HashU64With<HashKind::kXxh64>(key, c);
+    case HashKind::kMulx: return HashU64With<HashKind::kMulx>(key, c);
+    case HashKind::kXxh3: break;
+  }
+  return HashU64With<HashKind::kXxh3>(key, c);
 }
 
 }  // namespace blockbloom::kernels

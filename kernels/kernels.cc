@@ -63,19 +63,28 @@ void InsertOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
   const P p(FilterRef{bits, nblocks, k, Layout::kBlocked512});
   p.Insert(hash);
 }
-template <class P>
+template <class P, HashKind kHash>
 bool QueryKeyOne(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOne<P>(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const));
+  return QueryOne<P>(bits, nblocks, k, HashU64With<kHash>(key, seed_const));
 }
-template <class P>
+template <class P, HashKind kHash>
 void InsertKeyOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertOne<P>(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const));
+  InsertOne<P>(bits, nblocks, k, HashU64With<kHash>(key, seed_const));
 }
-OneKeyOps OneKey(Layout layout, uint32_t k) {
+template <class P, HashKind kHash>
+OneKeyOps OneKeyWith() {
+  return OneKeyOps{&QueryOne<P>, &InsertOne<P>, &QueryKeyOne<P, kHash>, &InsertKeyOne<P, kHash>};
+}
+OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash) {
   const FilterRef f{nullptr, 0, k, layout};
-  auto pick = [](auto probe_tag) {
+  auto pick = [hash](auto probe_tag) {
     using P = typename decltype(probe_tag)::type;
-    return OneKeyOps{&QueryOne<P>, &InsertOne<P>, &QueryKeyOne<P>, &InsertKeyOne<P>};
+    switch (hash) {
+      case HashKind::kXxh64: return OneKeyWith<P, HashKind::kXxh64>();
+      case HashKind::kMulx: return OneKeyWith<P, HashKind::kMulx>();
+      case HashKind::kXxh3: break;
+    }
+    return OneKeyWith<P, HashKind::kXxh3>();
   };
   switch (layout) {
 #define BLOCKBLOOM_ONE_KEY_CASE(Name) \

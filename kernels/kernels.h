@@ -22,6 +22,7 @@
 #include <span>
 #include <string_view>
 
+#include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
 
 namespace blockbloom::kernels {
@@ -59,9 +60,9 @@ struct FilterRef {
 // where the layout allows several), so independent lookups overlap their misses.
 using QueryOneFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
 using InsertOneFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
-// The same fused with stage 1 for a uint64 key of an XXH3 filter: hash =
-// Xxh3U64WithConstant(key, seed_const), seed_const = Xxh3SeedConstant(seed)
-// (kernels/common.h), so a lookup is one call from the caller's loop.
+// The same fused with stage 1 for a uint64 key: hash = HashU64WithConstant(key,
+// kind, seed_const), seed_const = KeyHashConstant(kind, seed) (kernels/common.h),
+// so a lookup is one call from the caller's loop.
 using QueryKeyFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
 using InsertKeyFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
 struct OneKeyOps {
@@ -105,8 +106,9 @@ struct Ops {
   size_t (*query_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
                        uint8_t* out);
 
-  // This target's single-key probe of `layout` at `k` (LayoutAcceptsK(layout, k)).
-  OneKeyOps (*one_key)(Layout layout, uint32_t k);
+  // This target's single-key probe of `layout` at `k` (LayoutAcceptsK(layout, k)),
+  // its fused forms hashing with `hash`.
+  OneKeyOps (*one_key)(Layout layout, uint32_t k, HashKind hash);
 };
 
 // Every target compiled into this binary, best first (including the ones this

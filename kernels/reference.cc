@@ -84,27 +84,39 @@ template <Layout kL>
 void InsertOneAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
   InsertHash(FilterRef{bits, nblocks, k, kL}, hash);
 }
-template <Layout kL>
+template <Layout kL, HashKind kHash>
 bool QueryKeyAt(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOneRef(bits, nblocks, k, Xxh3U64WithConstant(key, seed_const), kL);
+  return QueryOneRef(bits, nblocks, k, HashU64With<kHash>(key, seed_const), kL);
+}
+template <Layout kL, HashKind kHash>
+void InsertKeyAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  InsertHash(FilterRef{bits, nblocks, k, kL}, HashU64With<kHash>(key, seed_const));
 }
 template <Layout kL>
-void InsertKeyAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertHash(FilterRef{bits, nblocks, k, kL}, Xxh3U64WithConstant(key, seed_const));
+OneKeyOps OneKeyAt(HashKind hash) {
+  switch (hash) {
+    case HashKind::kXxh64:
+      return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kXxh64>,
+                       &InsertKeyAt<kL, HashKind::kXxh64>};
+    case HashKind::kMulx:
+      return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kMulx>,
+                       &InsertKeyAt<kL, HashKind::kMulx>};
+    case HashKind::kXxh3: break;
+  }
+  return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kXxh3>,
+                   &InsertKeyAt<kL, HashKind::kXxh3>};
 }
 }  // namespace
 
-OneKeyOps OneKey(Layout layout, uint32_t) {
+OneKeyOps OneKey(Layout layout, uint32_t, HashKind hash) {
   switch (layout) {
 #define BLOCKBLOOM_REFERENCE_ONE_CASE(Name) \
   case Layout::k##Name:                     \
-    return OneKeyOps{&QueryOneAt<Layout::k##Name>, &InsertOneAt<Layout::k##Name>, &QueryKeyAt<Layout::k##Name>, \
-                     &InsertKeyAt<Layout::k##Name>};
+    return OneKeyAt<Layout::k##Name>(hash);
     BLOCKBLOOM_FOR_EACH_LAYOUT(BLOCKBLOOM_REFERENCE_ONE_CASE)
 #undef BLOCKBLOOM_REFERENCE_ONE_CASE
   }
-  return OneKeyOps{&QueryOneAt<Layout::kBlocked512>, &InsertOneAt<Layout::kBlocked512>,
-                   &QueryKeyAt<Layout::kBlocked512>, &InsertKeyAt<Layout::kBlocked512>};
+  return OneKeyAt<Layout::kBlocked512>(hash);
 }
 
 const Ops& ReferenceOps() {

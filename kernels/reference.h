@@ -26,7 +26,7 @@ bool QueryHashAtomic(const FilterRef& f, uint64_t hash);
 
 // The reference's single-key probe of `layout` (k is read from the call), as
 // the Ops::one_key of a target: what the empty filter uses (no target needed).
-OneKeyOps OneKey(Layout layout, uint32_t k);
+OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash);
 
 // The reference as an Ops table (name "reference"), so benchmarks and tests can
 // run it beside the compiled targets.

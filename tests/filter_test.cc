@@ -45,7 +45,7 @@ class EveryLayout : public ::testing::TestWithParam<Layout> {};
 
 TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
   const Layout l = GetParam();
-  for (HashKind hash : {HashKind::kXxh3, HashKind::kXxh64}) {
+  for (HashKind hash : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx}) {
     const auto keys = Keys(5000, 1);
     const auto urls = Urls(3000);
     std::vector<std::string_view> views(urls.begin(), urls.end());
@@ -81,7 +81,7 @@ TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
 
 // The u64 hash is computed in registers; it must equal the hash of the bytes.
 TEST(Hashing, IntegerHashIsTheHashOfItsLittleEndianBytes) {
-  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64}) {
+  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx}) {
     for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {
       for (uint64_t k : Keys(2000, 5)) {
         char le[8];
@@ -91,6 +91,23 @@ TEST(Hashing, IntegerHashIsTheHashOfItsLittleEndianBytes) {
       }
     }
   }
+}
+
+// mulx by its definition (blockbloom/hash.h): fold(fold(key ^ seed, m1), m2),
+// fold(x, m) = the halves of the 128-bit product x * m XORed; any other length
+// is XXH3. The expected values are computed from that definition by hand
+// (Python: p = x * m; (p & (2**64 - 1)) ^ (p >> 64)).
+TEST(Hashing, MulxIsTwoFoldedProductsAndXxh3ForOtherLengths) {
+  EXPECT_EQ(HashU64(1, HashKind::kMulx, 0), 0xC9D874CA57D9E055ULL);  // fold(m1, m2): 1 * m1 has no high half
+  EXPECT_EQ(HashU64(0, HashKind::kMulx, 1), 0xC9D874CA57D9E055ULL);  // the seed is XORed into the key
+  EXPECT_EQ(HashU64(12345, HashKind::kMulx, 0), 0x372896DA62476D30ULL);
+  EXPECT_EQ(HashU64(~uint64_t{0}, HashKind::kMulx, 0), HashU64(0, HashKind::kMulx, ~uint64_t{0}));
+  for (std::string_view s : {"", "a", "seven!!", "nine byte", "https://example.com/some/path"}) {
+    EXPECT_EQ(HashBytes(s, HashKind::kMulx, 5), HashBytes(s, HashKind::kXxh3, 5)) << s;
+  }
+  EXPECT_EQ(ParseHash("mulx"), HashKind::kMulx);
+  EXPECT_EQ(HashName(HashKind::kMulx), "mulx");
+  EXPECT_THROW(HashFromName("mulx64"), std::invalid_argument);
 }
 
 TEST_P(EveryLayout, IntegerKeyIsItsLittleEndianBytes) {

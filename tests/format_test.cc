@@ -384,8 +384,8 @@ TEST(Corrupt, UnknownLayout) {
 
 TEST(Corrupt, UnknownHash) {
   auto b = ValidBytes();
-  b[13] = 2;
-  ExpectRejected(b, 13, "hash 2 is unknown");
+  b[13] = 3;
+  ExpectRejected(b, 13, "hash 3 is unknown");
 }
 
 TEST(Corrupt, ReservedBytesSet) {

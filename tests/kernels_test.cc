@@ -223,34 +223,37 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
   for (Layout l : kAllLayouts) {
     const uint64_t nblocks = l == Layout::kClassic ? 20011 : 313;
     for (uint32_t k : Ks(l)) {
-      const kernels::OneKeyOps one = ops().one_key(l, k);
-      Payload ref(l, nblocks, k), got(l, nblocks, k);
-      for (uint64_t h : hashes) {
-        kernels::reference::InsertHash(ref.Ref(), h);
-        one.insert(got.bits, nblocks, k, h);
-      }
-      ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << LayoutName(l) << " k=" << k;
-      for (uint64_t h : hashes) ASSERT_TRUE(one.query(got.bits, nblocks, k, h)) << LayoutName(l) << " k=" << k;
-      for (uint64_t h : probes)
-        ASSERT_EQ(one.query(got.bits, nblocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))
-            << LayoutName(l) << " k=" << k;
-      // Fused with the XXH3 hash: as hashing with the reference, then probing.
-      for (uint64_t seed : {uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
-        const uint64_t c = kernels::Xxh3SeedConstant(seed);
-        for (size_t i = 0; i < 300; ++i) {
-          const uint64_t key = probes[i] ^ (i & 1 ? hashes[i] : 0);
-          ASSERT_EQ(one.query_key(got.bits, nblocks, k, c, key),
-                    kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(key, seed)));
+      for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx}) {
+        const kernels::OneKeyOps one = ops().one_key(l, k, kind);
+        Payload ref(l, nblocks, k), got(l, nblocks, k);
+        for (uint64_t h : hashes) {
+          kernels::reference::InsertHash(ref.Ref(), h);
+          one.insert(got.bits, nblocks, k, h);
         }
-        Payload ref2(l, nblocks, k), got2(l, nblocks, k);
-        for (size_t i = 0; i < 300; ++i) {
-          kernels::reference::InsertHash(ref2.Ref(), kernels::reference::HashU64(probes[i], seed));
-          one.insert_key(got2.bits, nblocks, k, c, probes[i]);
+        ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << LayoutName(l) << " k=" << k;
+        for (uint64_t h : hashes) ASSERT_TRUE(one.query(got.bits, nblocks, k, h)) << LayoutName(l) << " k=" << k;
+        for (uint64_t h : probes)
+          ASSERT_EQ(one.query(got.bits, nblocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))
+              << LayoutName(l) << " k=" << k;
+        // Fused with the key's hash: as hashing with the public HashU64, then probing.
+        for (uint64_t seed : {uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
+          const uint64_t c = kernels::KeyHashConstant(kind, seed);
+          for (size_t i = 0; i < 300; ++i) {
+            const uint64_t key = probes[i] ^ (i & 1 ? hashes[i] : 0);
+            ASSERT_EQ(one.query_key(got.bits, nblocks, k, c, key),
+                      kernels::reference::QueryHash(ref.Ref(), HashU64(key, kind, seed)));
+          }
+          Payload ref2(l, nblocks, k), got2(l, nblocks, k);
+          for (size_t i = 0; i < 300; ++i) {
+            kernels::reference::InsertHash(ref2.Ref(), HashU64(probes[i], kind, seed));
+            one.insert_key(got2.bits, nblocks, k, c, probes[i]);
+          }
+          ASSERT_EQ(0, std::memcmp(ref2.bits, got2.bits, ref2.Bytes()))
+              << LayoutName(l) << " k=" << k << " " << HashName(kind);
         }
-        ASSERT_EQ(0, std::memcmp(ref2.bits, got2.bits, ref2.Bytes())) << LayoutName(l) << " k=" << k;
+        alignas(64) static const uint8_t kZeroLine[64] = {};
+        for (uint64_t h : probes) ASSERT_FALSE(one.query(kZeroLine, 0, k, h)) << LayoutName(l) << " k=" << k;
       }
-      alignas(64) static const uint8_t kZeroLine[64] = {};
-      for (uint64_t h : probes) ASSERT_FALSE(one.query(kZeroLine, 0, k, h)) << LayoutName(l) << " k=" << k;
     }
   }
 }

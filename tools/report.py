@@ -657,12 +657,25 @@ def boost_table(res):
                         cells.append(f"{fmt(a.ns if a else None)} / {fmt(b.ns if b else None)} = "
                                      f"{fmt(ratio(b, a))}x" if a and b else "-")
                     lines.append(f"| {keys} | {size} | {label} | {mode} | " + " | ".join(cells) + " |")
-            h, fr, fw = (res.get(op, lay, 10, size, keys) for op, lay in
-                         (("hash", "hash"), ("floor_read", "floor"), ("floor_rmw", "floor")))
+            h, fr, fw, fl = (res.get(op, lay, 10, size, keys) for op, lay in
+                             (("hash", "hash"), ("floor_read", "floor"), ("floor_rmw", "floor"), ("floor_line", "floor")))
             if h or fr:
                 lines.append(f"| {keys} | {size} | blockbloom's floor: XXH3 alone / + one line read / + one line "
                              f"read-modify-write | batch | {fmt(h.ns if h else None)} / {fmt(fr.ns if fr else None)} / "
                              f"{fmt(fw.ns if fw else None)} | | |")
+            if fl:
+                # The bound on any filter of this size here: one random line per key, hashes free.
+                best = [b for b in (res.get("query_absent", theirs, 10, size, keys, "batch", target="native")
+                                    for _, theirs, _ in BOOST_PAIRS) if b]
+                verdict = ""
+                if best:
+                    b = min(best, key=lambda r: r.ns)
+                    goal = b.ns / 1.5
+                    verdict = (f"; 1.5x Boost's fastest batch query ({fmt(b.ns)}) needs {fmt(goal)} ns/key: "
+                               + ("below this floor, out of reach for any filter here" if goal < fl.ns
+                                  else "above this floor"))
+                lines.append(f"| {keys} | {size} | the line alone (one random line read, hashes precomputed){verdict} "
+                             f"| batch | {fmt(fl.ns)} | | |")
     return lines + [""]
 
 

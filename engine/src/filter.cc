@@ -26,8 +26,8 @@ using detail::Invalid;
 Filter::Filter(Layout layout, uint64_t num_blocks, uint32_t k, HashKind hash, uint64_t seed) {
   CheckLayoutK(layout, k);
   CheckLayoutBlocks(layout, num_blocks);
-  if (hash != HashKind::kXxh3 && hash != HashKind::kXxh64)
-    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3 or xxh64");
+  if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(HashKind::kMulx))
+    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64 or mulx");
   const uint64_t bytes = LayoutPayloadBytes(layout, num_blocks);
   const detail::LineMemory m = detail::AllocateLines(bytes);
   static_cast<FilterView&>(*this) = FilterAccess::View(layout, k, num_blocks, hash, seed, 0, m.data);
@@ -135,7 +135,6 @@ void Filter::InsertHash(uint64_t hash) {
   count.store(now + (now != std::numeric_limits<uint64_t>::max()), std::memory_order_relaxed);
 }
 void Filter::Insert(uint64_t key) {
-  if (hash_ != HashKind::kXxh3) return InsertHash(detail::HashU64Inline(key, hash_, seed_));
   CheckWritable();
   insert_key_(bits_, num_blocks_, k_, seed_const_, key);  // hash and probe fused (view.h)
   std::atomic_ref<uint64_t> count(inserted_);

@@ -8,17 +8,25 @@
 
 namespace blockbloom {
 
-std::string_view HashName(HashKind kind) { return kind == HashKind::kXxh64 ? "xxh64" : "xxh3"; }
+std::string_view HashName(HashKind kind) {
+  switch (kind) {
+    case HashKind::kXxh64: return "xxh64";
+    case HashKind::kMulx: return "mulx";
+    case HashKind::kXxh3: break;
+  }
+  return "xxh3";
+}
 
 std::optional<HashKind> ParseHash(std::string_view name) {
   if (name == "xxh3") return HashKind::kXxh3;
   if (name == "xxh64") return HashKind::kXxh64;
+  if (name == "mulx") return HashKind::kMulx;
   return std::nullopt;
 }
 
 HashKind HashFromName(std::string_view name, std::string_view param) {
   if (const std::optional<HashKind> h = ParseHash(name)) return *h;
-  detail::Invalid(std::string(param) + " = '" + std::string(name) + "' is unknown: expected xxh3 or xxh64");
+  detail::Invalid(std::string(param) + " = '" + std::string(name) + "' is unknown: expected xxh3, xxh64 or mulx");
 }
 
 uint64_t HashBytes(std::string_view key, HashKind kind, uint64_t seed) {

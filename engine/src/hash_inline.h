@@ -18,14 +18,20 @@
 namespace blockbloom::detail {
 
 inline uint64_t HashBytesInline(const void* data, size_t len, HashKind kind, uint64_t seed) {
-  return kind == HashKind::kXxh64 ? XXH64(data, len, seed) : XXH3_64bits_withSeed(data, len, seed);
+  if (kind == HashKind::kXxh64) return XXH64(data, len, seed);
+  if (kind == HashKind::kMulx && len == 8) {
+    uint64_t key;
+    std::memcpy(&key, data, 8);
+    return kernels::MulxU64(kernels::LoadLE64Value(key), seed);
+  }
+  return XXH3_64bits_withSeed(data, len, seed);
 }
 
 // The hash of the key's 8 little-endian bytes, computed in registers
 // (kernels/common.h says why not through a byte buffer); tests hold it equal
-// to HashBytesInline of those bytes for both kinds.
+// to HashBytesInline of those bytes for every kind.
 inline uint64_t HashU64Inline(uint64_t key, HashKind kind, uint64_t seed) {
-  return kind == HashKind::kXxh64 ? kernels::Xxh64U64(key, seed) : kernels::Xxh3U64(key, seed);
+  return kernels::HashU64WithConstant(key, kind, kernels::KeyHashConstant(kind, seed));
 }
 
 }  // namespace blockbloom::detail

@@ -33,12 +33,12 @@ FilterView::FilterView() noexcept
       bytes_(LayoutPayloadBytes(Layout::kBlocked512, 0)),
       bits_(const_cast<uint8_t*>(kEmptyLine)) {
   // No target needed (nor its start-up): the reference answers false on the zero line.
-  const kernels::OneKeyOps one = kernels::reference::OneKey(layout_, k_);
+  const kernels::OneKeyOps one = kernels::reference::OneKey(layout_, k_, hash_);
   query_one_ = one.query;
   insert_one_ = one.insert;
   query_key_ = one.query_key;
   insert_key_ = one.insert_key;
-  seed_const_ = kernels::Xxh3SeedConstant(seed_);
+  seed_const_ = kernels::KeyHashConstant(hash_, seed_);
 }
 
 FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind hash, uint64_t seed,
@@ -51,12 +51,12 @@ FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind 
       inserted_(inserted),
       bytes_(LayoutPayloadBytes(layout, num_blocks)),
       bits_(const_cast<uint8_t*>(bits)) {
-  const kernels::OneKeyOps one = kernels::Active().one_key(layout, k);
+  const kernels::OneKeyOps one = kernels::Active().one_key(layout, k, hash);
   query_one_ = one.query;
   insert_one_ = one.insert;
   query_key_ = one.query_key;
   insert_key_ = one.insert_key;
-  seed_const_ = kernels::Xxh3SeedConstant(seed);
+  seed_const_ = kernels::KeyHashConstant(hash, seed);
 }
 
 uint64_t FilterView::inserted() const {
@@ -67,7 +67,6 @@ uint64_t FilterView::inserted() const {
 // Hash inline, then the layout's probe through the pointer chosen at construction
 // (kernels::Ops::one_key): one predictable indirect call, no switch on the layout,
 // no loop over k. The reference stays the definition (tests compare).
-bool FilterView::MayContainSlow(uint64_t key) const { return MayContainHash(detail::HashU64Inline(key, hash_, seed_)); }
 bool FilterView::MayContain(std::string_view key) const {
   return MayContainHash(detail::HashBytesInline(key.data(), key.size(), hash_, seed_));
 }

@@ -76,7 +76,8 @@ constexpr Help kHelp[] = {
      "  --bits-per-key B size as B bits per key of --n (one sizing mode is required)\n"
      "  --bytes N        size as N bytes, rounded up to whole blocks (one sizing mode is required)\n"
      "  --k K            hash functions, within the layout's range (default: the model's best k)\n"
-     "  --hash H         xxh3 or xxh64 (default: xxh3; split256 with xxh64 seed 0 is Parquet's)\n"
+     "  --hash H         xxh3, xxh64 or mulx (default: xxh3; split256 with xxh64 seed 0 is Parquet's;\n"
+     "                   mulx: fastest for integer keys no adversary picks)\n"
      "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
     {"query",
      "usage: blockbloom query FILTER [options]\n"
@@ -131,7 +132,7 @@ constexpr Help kHelp[] = {
      "  --columns W      count-min: exactly W counters per row, instead of --eps (default: none)\n"
      "  --depth D        count-min with --columns: rows, 1..32 (default: 4)\n"
      "  --conservative   count-min: conservative update, raise only the minimum counters (default: off)\n"
-     "  --hash H         xxh3 or xxh64 (default: xxh3)\n"
+     "  --hash H         xxh3, xxh64 or mulx (default: xxh3)\n"
      "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
     {"garden-query",
      "usage: blockbloom garden-query FILE [options]\n"

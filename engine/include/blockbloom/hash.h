@@ -14,6 +14,17 @@ namespace blockbloom {
 enum class HashKind : uint8_t {
   kXxh3 = 0,   // "xxh3": XXH3_64bits_withSeed (the default; vectorized for u64 keys)
   kXxh64 = 1,  // "xxh64": XXH64 (what Apache Parquet uses, with seed 0)
+  // "mulx": an 8-byte key (every uint64) is mixed by two folded multiplies,
+  // fold(fold(key ^ seed, m1), m2), fold(x, m) = the 128-bit product x * m
+  // with its halves XORed (kernels/common.h MulxU64): 6 instructions instead
+  // of XXH3's 16, so a single-key lookup is short enough for the CPU to
+  // overlap more of them (issue 9). One fold (Boost.Bloom's mulx64 mixing of
+  // integer keys) spreads sequential keys more evenly than chance and breaks
+  // the false-positive model; two meet it (tests/fpr_test.cc). Keys of any
+  // other length hash with XXH3 (seeded), exactly as "xxh3". Weaker than XXH3
+  // against crafted keys: both folds are cheap to search, so anyone who knows
+  // the seed can choose colliding keys; use it for keys no adversary picks.
+  kMulx = 2,
 };
 std::string_view HashName(HashKind kind);
 // Inverse of HashName; nullopt for an unknown name.

@@ -49,7 +49,7 @@ struct FilterAccess;
 // blocks, k, hash.
 using QueryOneFn = bool (*)(const uint8_t*, uint64_t, uint32_t, uint64_t);
 using InsertOneFn = void (*)(uint8_t*, uint64_t, uint32_t, uint64_t);
-// Fused with the key's XXH3 hash (kernels::OneKeyOps): bits, blocks, k, seed constant, key.
+// Fused with the key's hash (kernels::OneKeyOps): bits, blocks, k, seed constant, key.
 using QueryKeyFn = bool (*)(const uint8_t*, uint64_t, uint32_t, uint64_t, uint64_t);
 using InsertKeyFn = void (*)(uint8_t*, uint64_t, uint32_t, uint64_t, uint64_t);
 }  // namespace detail
@@ -68,10 +68,8 @@ class FilterView {
   // Branch-free: the probe of this layout and k on the target active when the
   // view was made (a function pointer chosen once, no dispatch per call), so
   // a loop of independent lookups overlaps their cache misses.
-  // XXH3 filters: one call, hash and probe fused in the kernel.
-  bool MayContain(uint64_t key) const {
-    return hash_ == HashKind::kXxh3 ? query_key_(bits_, num_blocks_, k_, seed_const_, key) : MayContainSlow(key);
-  }
+  // One call, the key's hash and the probe fused in the kernel.
+  bool MayContain(uint64_t key) const { return query_key_(bits_, num_blocks_, k_, seed_const_, key); }
   bool MayContain(std::string_view key) const;
   bool MayContainHash(uint64_t hash) const { return query_one_(bits_, num_blocks_, k_, hash); }
 
@@ -144,11 +142,9 @@ class FilterView {
   detail::InsertOneFn insert_one_;
   detail::QueryKeyFn query_key_;
   detail::InsertKeyFn insert_key_;
-  uint64_t seed_const_;  // XXH3's seed-derived constant (kernels/common.h Xxh3SeedConstant)
+  uint64_t seed_const_;  // the hash's per-filter constant (kernels/common.h KeyHashConstant)
 
  private:
-  bool MayContainSlow(uint64_t key) const;  // XXH64 filters
-
   friend struct detail::FilterAccess;
 };
 
