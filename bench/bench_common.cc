@@ -13,6 +13,12 @@
 
 namespace blockbloom::bench {
 
+namespace {
+HashKind g_pair_hash = HashKind::kXxh3;
+}  // namespace
+HashKind PairHash() { return g_pair_hash; }
+void SetPairHash(HashKind h) { g_pair_hash = h; }
+
 std::string_view OpName(Op op) {
   switch (op) {
     case Op::kInsert: return "insert";

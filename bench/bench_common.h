@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "blockbloom/hash.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
 
@@ -112,6 +113,11 @@ inline constexpr uint64_t kPoolCapUrl = uint64_t{4} << 20;
 // u64) keeps the kernel's 128-key prefetch ramp below 0.2% of the keys while one
 // iteration stays well under a millisecond at L1 speed.
 inline constexpr size_t kIterKeys = size_t{1} << 16;
+
+// The key hash of blockbloom's side in the Boost.Bloom pairs (--bb_hash;
+// default xxh3, the library's default).
+HashKind PairHash();
+void SetPairHash(HashKind h);
 
 // The three probe sets of a filter holding keys U64Key(kPresent, 0..n):
 // present = inserted keys at random indices (with replacement); absent = fresh

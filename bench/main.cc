@@ -2,7 +2,8 @@
 // blockbloom_bench: every suite in one binary, registered programmatically so
 // each row's name carries its layout, size, key type, mode and target.
 //
-//   blockbloom_bench [--bb_preset=quick|default|full] [Google Benchmark flags]
+//   blockbloom_bench [--bb_preset=quick|default|full|boost] [--bb_hash=xxh3|xxh64|mulx] [Google Benchmark flags]
+// --bb_hash: blockbloom's key hash in the Boost.Bloom pairs (default xxh3).
 //
 // Presets (tools/bench.sh picks one; README "Benchmarks" lists their run times):
 //   quick    the speed-target points only (1M, 10M, 100M keys at 10 bits/key), a few minutes
@@ -179,6 +180,7 @@ std::string Join(const std::vector<std::string>& parts) {
 
 void AddContext(const std::string& preset) {
   benchmark::AddCustomContext("bb_preset", preset);
+  benchmark::AddCustomContext("bb_hash", std::string(HashName(PairHash())));
   benchmark::AddCustomContext("cpu_model", ReadFirst("/proc/cpuinfo", "model name"));
   std::string flags = " ";
   flags.append(ReadFirst("/proc/cpuinfo", "flags")).append(" ");
@@ -228,6 +230,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--bb_preset=", 12) == 0) {
       preset = argv[i] + 12;
+    } else if (std::strncmp(argv[i], "--bb_hash=", 10) == 0) {
+      try {
+        bb::SetPairHash(blockbloom::HashFromName(argv[i] + 10, "--bb_hash"));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "blockbloom: %s\n", e.what());
+        return 2;
+      }
     } else {
       owned.emplace_back(argv[i]);
     }

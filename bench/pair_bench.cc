@@ -69,7 +69,7 @@ std::shared_ptr<OursCtx> Ours(bp::Pair p, uint64_t n, KeyType type) {
                           std::string(KeyTypeName(type));
   return g_ours.Get(key, [&] {
     auto c = std::make_shared<OursCtx>();
-    c->filter = std::make_unique<Filter>(Filter::WithBits(s.layout, n * kBpk, s.k));
+    c->filter = std::make_unique<Filter>(Filter::WithBits(s.layout, n * kBpk, s.k, PairHash()));
     ForPresent(type, n, [&](std::span<const uint64_t> u, std::span<const std::string_view> v) {
       if (!u.empty()) c->filter->InsertBatch(u);
       if (!v.empty()) c->filter->InsertBatch(v);

@@ -641,7 +641,8 @@ def boost_table(res):
     if not any(r.layout.startswith("boost_") for r in res.rows.values()):
         return []
     lines = ["## Versus Boost.Bloom (same run, 10 bits/key)", "",
-             f"ns/key (on-CPU), blockbloom on {res.best_target} (per key: the target chosen at construction), "
+             f"ns/key (on-CPU), blockbloom on {res.best_target} (per key: the target chosen at construction) "
+             f"hashing with {res.ctx.get('bb_hash', 'xxh3')} (Boost: boost::hash plus its mulx64 mixing), "
              "Boost.Bloom compiled -O3 -march=native; `x` = Boost / blockbloom (above 1: blockbloom faster).", "",
              "| keys | n | pair | mode | insert: ours / Boost = x | query absent | query present |",
              "| --- | --- | --- | --- | --- | --- | --- |"]

@@ -77,7 +77,7 @@ constexpr Help kHelp[] = {
      "  --bytes N        size as N bytes, rounded up to whole blocks (one sizing mode is required)\n"
      "  --k K            hash functions, within the layout's range (default: the model's best k)\n"
      "  --hash H         xxh3, xxh64 or mulx (default: xxh3; split256 with xxh64 seed 0 is Parquet's;\n"
-     "                   mulx: fastest for integer keys no adversary picks)\n"
+     "                   mulx: the cheapest single-key hash, for integer keys no adversary picks)\n"
      "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
     {"query",
      "usage: blockbloom query FILTER [options]\n"
