@@ -78,7 +78,7 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
       const auto words = LineWords(d, block, word_idx);
       miss = hn::Or(miss, hn::AndNot(words, mask));
     }
-    return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
+    return AllZero(d, miss);
   }
 
   HWY_INLINE void Insert(uint64_t h) const {

@@ -105,7 +105,7 @@ class CountingProbe {
     }
     // Saturated counters are rare: count the lost increments only when some
     // are (a vector population count costs many ops below AVX-512).
-    if (HWY_LIKELY(hn::AllTrue(d, hn::Eq(any, hn::Zero(d))))) return 0;
+    if (HWY_LIKELY(kernels::HWY_NAMESPACE::AllZero(d, any))) return 0;
     uint64_t n = 0;
     for (size_t w = 0; w < 8; ++w) n += static_cast<uint64_t>(__builtin_popcountll(lost[w]));
     return n;
@@ -119,7 +119,7 @@ class CountingProbe {
     ForEachNibbleVector(d, h, line, [&](size_t v, hn::Vec<DL> nib) {
       miss = hn::Or(miss, hn::And(Enabled(d, v), hn::VecFromMask(d, hn::Eq(nib, hn::Zero(d)))));
     });
-    return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
+    return kernels::HWY_NAMESPACE::AllZero(d, miss);
   }
 
   HWY_INLINE bool Remove(uint64_t h) const {
@@ -132,7 +132,7 @@ class CountingProbe {
     for (size_t v = 0; v < 8; v += N) {
       miss = hn::Or(miss, hn::AndNot(NonZero(hn::Load(d, line + v)), hn::Load(d, mask + v)));
     }
-    if (!hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)))) return false;
+    if (!kernels::HWY_NAMESPACE::AllZero(d, miss)) return false;
     for (size_t v = 0; v < 8; v += N) {
       const auto x = hn::Load(d, line + v);
       hn::Store(hn::Sub(x, hn::AndNot(Full(x), hn::Load(d, mask + v))), d, line + v);

@@ -45,6 +45,28 @@ class BlockProbe {
   }
 };
 
+// True iff every bit of v is 0. x86 from SSE4 on: one PTEST, its flag read
+// directly (2 instructions); elsewhere AllTrue(v == 0) (compare, mask
+// extraction, compare: 4). The query's last step, on every key.
+template <class D>
+HWY_INLINE bool AllZero(D d, hn::Vec<D> v) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+  if (hn::Lanes(d) * sizeof(hn::TFromD<D>) == sizeof(v.raw)) {  // full vectors only (no stale upper lanes)
+    if constexpr (sizeof(v.raw) == 16) {
+      return _mm_testz_si128(v.raw, v.raw) != 0;
+    } else if constexpr (sizeof(v.raw) == 32) {
+      return _mm256_testz_si256(v.raw, v.raw) != 0;
+    }
+#if HWY_TARGET <= HWY_AVX3
+    else if constexpr (sizeof(v.raw) == 64) {
+      return _mm512_test_epi64_mask(v.raw, v.raw) == 0;
+    }
+#endif
+  }
+#endif
+  return hn::AllTrue(d, hn::Eq(v, hn::Zero(d)));
+}
+
 // ---- The golden probes in lanes (blocked512, the blocked counting filter) -------
 // mul: kGoldenPow (kernels/common.h); active[16 - k + i] is all ones iff i < k,
 // so lane i of a load from active + 16 - k + v enables probe v + i: no

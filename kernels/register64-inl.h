@@ -84,7 +84,7 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
                                    hn::LoadU(d64, kActive64 + 12 - kK));
       const auto w = hn::Set(d64, word0_[BlockIndex(h, nblocks_)]);
       const auto miss = hn::Or(hn::AndNot(w, lo_bits), hn::AndNot(w, hi_bits));
-      return hn::AllTrue(d64, hn::Eq(miss, hn::Zero(d64)));
+      return AllZero(d64, miss);
     }
 #endif
     const uint64_t mask = Mask(h);

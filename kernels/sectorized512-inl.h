@@ -112,7 +112,7 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
     for (size_t v = 0; v < kWords; v += N) {
       miss = hn::Or(miss, hn::AndNot(hn::Load(d, block + v), Mask(d, lo, v)));
     }
-    return hn::AllTrue(d, hn::Eq(miss, hn::Zero(d)));
+    return AllZero(d, miss);
   }
 
   HWY_INLINE void Insert(uint64_t h) const {
