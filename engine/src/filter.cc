@@ -105,10 +105,9 @@ Filter& Filter::operator=(Filter&& o) noexcept {
 
 Filter::~Filter() { Release(); }
 
-void Filter::CheckWritable() const {
-  if (empty())
-    throw std::logic_error("blockbloom: this filter was moved from: it is empty and cannot be written; "
-                           "assign a filter to it first");
+void Filter::ThrowMovedFrom() {
+  throw std::logic_error("blockbloom: this filter was moved from: it is empty and cannot be written; "
+                         "assign a filter to it first");
 }
 
 void Filter::AddInserted(uint64_t n) {
@@ -120,27 +119,7 @@ void Filter::AddInserted(uint64_t n) {
   } while (!count.compare_exchange_weak(now, next, std::memory_order_relaxed));
 }
 
-// ---- One key ----------------------------------------------------------------------
-// The layout's probe through the pointer chosen at construction (view.h). The
-// count is bumped with a relaxed load and store, not AddInserted's CAS loop: a
-// plain Insert is not safe beside other writers anyway, and a locked
-// instruction per key is a full fence that would stop consecutive inserts
-// from overlapping their misses.
-
-void Filter::InsertHash(uint64_t hash) {
-  CheckWritable();
-  insert_one_(bits_, num_blocks_, k_, hash);
-  std::atomic_ref<uint64_t> count(inserted_);
-  const uint64_t now = count.load(std::memory_order_relaxed);
-  count.store(now + (now != std::numeric_limits<uint64_t>::max()), std::memory_order_relaxed);
-}
-void Filter::Insert(uint64_t key) {
-  CheckWritable();
-  insert_key_(bits_, num_blocks_, k_, seed_const_, key);  // hash and probe fused (view.h)
-  std::atomic_ref<uint64_t> count(inserted_);
-  const uint64_t now = count.load(std::memory_order_relaxed);
-  count.store(now + (now != std::numeric_limits<uint64_t>::max()), std::memory_order_relaxed);
-}
+// ---- One key (Insert(uint64_t) and InsertHash are inline in filter.h) -------------
 void Filter::Insert(std::string_view key) { InsertHash(detail::HashBytesInline(key.data(), key.size(), hash_, seed_)); }
 
 // ---- Batches ------------------------------------------------------------------------

@@ -31,6 +31,7 @@
 #ifndef BLOCKBLOOM_FILTER_H_
 #define BLOCKBLOOM_FILTER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -74,9 +75,21 @@ class Filter : public FilterView {
   static Filter CopyOf(const FilterView& view);
 
   // ---- One key --------------------------------------------------------------
-  void Insert(uint64_t key);
+  // Inline: one call into the kernel (for uint64 keys the hash is fused in,
+  // view.h), then the count, a relaxed load and store (a locked add per key
+  // would fence and stop consecutive inserts from overlapping their misses;
+  // a plain Insert is not safe beside other writers anyway).
+  void Insert(uint64_t key) {
+    CheckWritable();
+    insert_key_(bits_, num_blocks_, k_, seed_const_, key);
+    BumpInserted();
+  }
   void Insert(std::string_view key);
-  void InsertHash(uint64_t hash);
+  void InsertHash(uint64_t hash) {
+    CheckWritable();
+    insert_one_(bits_, num_blocks_, k_, hash);
+    BumpInserted();
+  }
 
   // ---- Batches ------------------------------------------------------------------
   void InsertBatch(std::span<const uint64_t> keys);
@@ -98,7 +111,15 @@ class Filter : public FilterView {
 
  private:
   Filter(Layout layout, uint64_t num_blocks, uint32_t k, HashKind hash, uint64_t seed);
-  void CheckWritable() const;
+  void CheckWritable() const {
+    if (empty()) ThrowMovedFrom();
+  }
+  [[noreturn]] static void ThrowMovedFrom();
+  void BumpInserted() {
+    std::atomic_ref<uint64_t> count(inserted_);
+    const uint64_t now = count.load(std::memory_order_relaxed);
+    count.store(now + (now != ~uint64_t{0}), std::memory_order_relaxed);  // saturates
+  }
   void AddInserted(uint64_t n);
   void Release() noexcept;
   void BecomeEmpty() noexcept;
