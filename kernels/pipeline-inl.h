@@ -23,14 +23,15 @@ namespace HWY_NAMESPACE {
 
 // ---- Look-ahead -------------------------------------------------------------
 // Little's law: keys in flight = miss latency / time per key. Measured (issue 9,
-// AMD EPYC, AVX2, loaded 2-core machine, --bb_preset=boost medians): 3.4-7.0
-// ns/key batched at 1M keys (1.25 MB filters, misses served by L3 at ~40 ns)
-// and 8.4-10 ns/key at 10M keys (12.5 MB, DRAM at ~100 ns): 6-12 keys must be in
-// flight. The compute-only cost, 0.8-1 ns/key on an L1-resident filter, bounds
-// the need at ~100-125 keys if DRAM ever kept up with it; one Zen 3 core
-// tracks 24 L1 misses plus L2 prefetch buffers. 128 keys (8 KiB of lines,
-// within L1/L2) covers both. 48 was tried against 128 (A/B, medians of 2x3,
-// same machine): 0.77-1.38x per row, no consistent winner within that noise.
+// AMD EPYC guest, AVX2, --bb_preset=boost medians, 2026-11-23): 4.3-6.2 ns/key
+// batched at 1M keys (1.25 MB filters, misses served by L3 at ~40 ns) and
+// 6.4-9.4 at 10M (12.5 MB, DRAM at ~100 ns): 7-16 keys must be in flight. A
+// sweep of the look-ahead alone (one random line per precomputed hash,
+// medians of 11): at 1.25 MB 16, 32, 64 and 128 keys all cost 2.2-2.4 ns/key;
+// at 12.5 MB 16 -> 8.6, 32 -> 5.9, 64 -> 4.6, 128 -> 4.0. So 128 (8 KiB of
+// lines, within L1/L2): the larger filters need it and the smaller lose nothing.
+// 48 against 128 in the kernels (A/B, medians of 2x3): 0.77-1.38x per row, no
+// consistent winner within that noise.
 inline constexpr size_t kPrefetchDistance = 128;
 // Keys are hashed in chunks of kHashChunk (kernels.h).
 inline constexpr size_t kChunk = kHashChunk;
