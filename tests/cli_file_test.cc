@@ -108,6 +108,12 @@ TEST_F(Cli, BuildSizingModes) {
   const Filter a = LoadFilter(Path("a.bbf"));
   EXPECT_EQ(a.byte_size(), 1024u);
   EXPECT_EQ(a.hash_kind(), HashKind::kXxh64);
+  // mulx: stored as hash byte 2, read back, and the keys hash as the library's.
+  ASSERT_EQ(Run("build --layout split256 --bytes 1024 --hash mulx --seed 3 --keys keys.txt -o m.bbf").status, 0);
+  const Filter m = LoadFilter(Path("m.bbf"));
+  EXPECT_EQ(m.hash_kind(), HashKind::kMulx);
+  EXPECT_TRUE(m == LibraryFilter(m, {"a", "b", "c"}));
+  EXPECT_NE(Run("stats m.bbf").out.find("mulx"), std::string::npos);
   ASSERT_EQ(Run("build --layout register64 --n 1000 --bits-per-key 12 --k 5 --seed 9 --keys keys.txt -o b.bbf").status, 0);
   const Filter b = LoadFilter(Path("b.bbf"));
   EXPECT_EQ(b.num_blocks(), 188u);  // ceil(12 bits x 1000 keys / 64-bit blocks)
