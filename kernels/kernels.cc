@@ -2,16 +2,14 @@
 // The dispatch module (Highway's skeleton shape): this file re-includes itself
 // once per target through foreach_target.h; each pass defines that target's
 // Ops table, and the HWY_ONCE part collects the tables and picks one.
-#include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/kernels.h"
+#include "kernels/registry.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/kernels.cc"
@@ -114,63 +112,31 @@ HWY_EXPORT(GetOps);
 
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
-// Ops::name is Highway's TargetName ("AVX2"); we keep a lower-case copy.
-struct Registry {
-  std::vector<std::string> names;
-  std::vector<Ops> ops;
-  std::vector<const Ops*> ptrs;
-
-  Registry() {
-    // Entry 0 of the export table is Highway's lazy initializer; the rest are
-    // the compiled targets, best first, with nullptr for targets not compiled.
-    const size_t size = std::size(HWY_DISPATCH_TABLE(GetOps));
-    for (size_t i = size > 1 ? 1 : 0; i < size; ++i) {
-      const auto fn = HWY_DISPATCH_TABLE(GetOps)[i];
-      if (fn == nullptr) continue;
-      const Ops* o = fn();
-      if (std::any_of(ops.begin(), ops.end(), [&](const Ops& x) { return x.target == o->target; }))
-        continue;
-      ops.push_back(*o);
-      names.push_back(Lower(o->name));
-    }
-    for (size_t i = 0; i < ops.size(); ++i) {
-      ops[i].name = names[i].c_str();
-      ptrs.push_back(&ops[i]);
-    }
-  }
-};
-
-const Registry& GetRegistry() {
-  static const Registry r;
+const TargetRegistry<Ops>& GetRegistry() {
+  static const TargetRegistry<Ops> r(HWY_DISPATCH_TABLE(GetOps));
   return r;
 }
 
 const Ops* Find(std::string_view name) {
-  const std::string want = Lower(name);
-  for (const Ops* o : GetRegistry().ptrs) {
+  const std::string want = LowerAscii(name);
+  for (const Ops* o : GetRegistry().all()) {
     if (want == o->name && Supported(*o)) return o;
   }
   return nullptr;
 }
 
 const Ops* Best() {
-  for (const Ops* o : GetRegistry().ptrs) {
+  for (const Ops* o : GetRegistry().all()) {
     if (Supported(*o)) return o;
   }
-  return GetRegistry().ptrs.back();  // the fallback runs everywhere
+  return GetRegistry().all().back();  // the fallback runs everywhere
 }
 
 std::atomic<const Ops*> g_active{nullptr};
 
 }  // namespace
 
-std::span<const Ops* const> CompiledTargets() { return GetRegistry().ptrs; }
+std::span<const Ops* const> CompiledTargets() { return GetRegistry().all(); }
 
 bool Supported(const Ops& ops) { return (hwy::SupportedTargets() & ops.target) != 0; }
 
@@ -179,7 +145,7 @@ const Ops& Active() {
   if (a != nullptr) return *a;
   const Ops* chosen = Best();
   if (const char* env = std::getenv("BLOCKBLOOM_TARGET"); env != nullptr && *env != '\0') {
-    if (Lower(env) != "auto") {
+    if (LowerAscii(env) != "auto") {
       if (const Ops* pinned = Find(env)) {
         chosen = pinned;
       } else {
@@ -196,7 +162,7 @@ const Ops& Active() {
 }
 
 bool PinTarget(std::string_view name) {
-  if (Lower(name) == "auto") {
+  if (LowerAscii(name) == "auto") {
     g_active.store(Best(), std::memory_order_release);
     return true;
   }
