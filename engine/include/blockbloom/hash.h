@@ -17,15 +17,17 @@ enum class HashKind : uint8_t {
   // "mulx": an 8-byte key (every uint64) is mixed by two folded multiplies,
   // fold(fold(key ^ seed, m1), m2), fold(x, m) = the 128-bit product x * m
   // with its halves XORed (kernels/common.h MulxU64): 6 instructions instead
-  // of XXH3's 16, so a single-key lookup is shorter and the CPU overlaps more
-  // of them (measured, AMD EPYC AVX2, 1M keys, split256 per-key query: 9.2
-  // ns/key against 10.6 with xxh3; batches are not faster: XXH3 is
-  // vectorized there, the 128-bit product is not). One fold (Boost.Bloom's mulx64 mixing of
-  // integer keys) spreads sequential keys more evenly than chance and breaks
-  // the false-positive model; two meet it (tests/fpr_test.cc). Keys of any
-  // other length hash with XXH3 (seeded), exactly as "xxh3". Weaker than XXH3
-  // against crafted keys: both folds are cheap to search, so anyone who knows
-  // the seed can choose colliding keys; use it for keys no adversary picks.
+  // of XXH3's 16 on the single-key path, whose length decides how many
+  // lookups the CPU overlaps. Measured on an AMD EPYC guest (AVX2, 1M keys,
+  // split256 per-key query, back-to-back runs): 9.2 and 6.5 ns/key against
+  // 10.6 and 9.2 with xxh3, inside that machine's run-to-run noise; batches
+  // are not faster (XXH3 is vectorized there, the 128-bit product is not).
+  // One fold (Boost.Bloom's mulx64 mixing of integer keys) spreads sequential
+  // keys more evenly than chance and breaks the false-positive model; two
+  // meet it (tests/fpr_test.cc). Keys of any other length hash with XXH3
+  // (seeded), exactly as "xxh3". Weaker than XXH3 against crafted keys: both
+  // folds are cheap to search, so anyone who knows the seed can choose
+  // colliding keys; use it for keys no adversary picks.
   kMulx = 2,
 };
 std::string_view HashName(HashKind kind);
