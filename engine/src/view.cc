@@ -59,6 +59,15 @@ FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind 
   seed_const_ = kernels::KeyHashConstant(hash, seed);
 }
 
+namespace detail {
+void ThrowTypeMismatch(const char* what, Layout layout, uint32_t k, HashKind hash, const FilterView& f) {
+  throw std::invalid_argument(std::string(what) + "<" + std::string(LayoutName(layout)) + ", k=" + std::to_string(k) +
+                              ", " + std::string(HashName(hash)) + ">: the filter is " +
+                              std::string(LayoutName(f.layout())) + ", k=" + std::to_string(f.k()) + ", hash " +
+                              std::string(HashName(f.hash_kind())));
+}
+}  // namespace detail
+
 uint64_t FilterView::inserted() const {
   return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(inserted_)).load(std::memory_order_relaxed);
 }

@@ -127,6 +127,7 @@ class Filter : public FilterView {
   bool mmapped_ = false;
 
   friend struct detail::FilterAccess;
+  friend struct detail::TypedAccess;
 };
 
 }  // namespace blockbloom

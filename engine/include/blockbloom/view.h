@@ -42,9 +42,14 @@
 namespace blockbloom {
 
 class Filter;
+class FilterView;
 class MappedFilter;
 namespace detail {
 struct FilterAccess;
+struct TypedAccess;  // blockbloom/typed.h
+// blockbloom/typed.h's constructors: std::invalid_argument "TypedView<split256,
+// k=8, mulx>: the filter is register64, k=6, hash xxh3" (compiled in the library).
+[[noreturn]] void ThrowTypeMismatch(const char* what, Layout layout, uint32_t k, HashKind hash, const FilterView& f);
 // A layout's single-key probe on one SIMD target (kernels::OneKeyOps): bits,
 // blocks, k, hash.
 using QueryOneFn = bool (*)(const uint8_t*, uint64_t, uint32_t, uint64_t);

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// blockbloom::TypedView and blockbloom::TypedInserter: single keys inlined into
+// the caller, with the layout, k and hash fixed at compile time (as a
+// header-only library's filter type fixes them).
+//
+//   blockbloom::Filter f = blockbloom::Filter::WithBits(Layout::kSplit256, 10 << 20, 8, HashKind::kMulx);
+//   blockbloom::TypedInserter<Layout::kSplit256, 8, HashKind::kMulx> ins(f);
+//   for (uint64_t key : keys) ins.Insert(key);
+//   blockbloom::TypedView<Layout::kSplit256, 8, HashKind::kMulx> q(f);  // or of a MappedFilter
+//   for (uint64_t key : probes) hits += q.MayContain(key);
+//
+// Filter::Insert and FilterView::MayContain make one call per key into the
+// kernel of the CPU's best SIMD target, chosen at run time (any compiler
+// flags). These instead compile the probe into the calling loop, for the
+// instruction set the calling file is compiled for: no call, the hash fused,
+// constants kept in registers, so consecutive lookups overlap more of their
+// cache misses. They pay off when that file is compiled for a SIMD target
+// (-mavx2 / -march=x86-64-v3 / -march=native on x86, any AArch64); under plain
+// x86-64 flags they make the same call as Filter and FilterView. Either way
+// they read and write exactly the bits of the run-time kernels (the same probe
+// code, tests/typed_test.cc), so mixing them with every other API is safe.
+//
+// Contracts:
+//   - The constructors throw std::invalid_argument naming the mismatch if the
+//     filter's layout, k or hash kind differs from the type's (the empty filter,
+//     default-constructed or moved-from, is accepted by TypedView: it answers
+//     false). TypedInserter throws std::logic_error for the empty filter, as
+//     Filter::Insert does.
+//   - Lifetime as a FilterView: valid while the filter lives and is not moved
+//     from or assigned to.
+//   - Threads: as FilterView::MayContain and Filter::Insert (plain loads and
+//     stores; not for use beside concurrent writers).
+//   - The types live in an inline namespace named after the file's SIMD target,
+//     so files compiled with different flags never share their inline code.
+//     Pass filters (FilterView, Filter) between such files, not these types.
+// Needs Highway's headers on the include path (the CMake package's
+// blockbloom::blockbloom target carries them).
+#ifndef BLOCKBLOOM_TYPED_H_
+#define BLOCKBLOOM_TYPED_H_
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/hash.h"
+#include "blockbloom/layout.h"
+#include "blockbloom/view.h"
+#include "kernels/static_probe.h"
+
+namespace blockbloom {
+namespace detail {
+// What the typed handles need of a Filter beyond its public surface.
+struct TypedAccess {
+  static uint8_t* MutableBits(Filter& f) { return f.bits_; }
+  static void CountOne(Filter& f) { f.BumpInserted(); }
+};
+inline bool SameType(const FilterView& f, Layout layout, uint32_t k, HashKind hash) {
+  return f.layout() == layout && f.k() == k && f.hash_kind() == hash;
+}
+}  // namespace detail
+
+inline namespace BLOCKBLOOM_STATIC_NAMESPACE {
+
+template <Layout kLayout, uint32_t kK, HashKind kHash = HashKind::kXxh3>
+class TypedView {
+  static_assert(LayoutAcceptsK(kLayout, kK), "k outside the layout's range (layout.h, kLayoutTraits)");
+
+ public:
+  explicit TypedView(const FilterView& f)
+      : view_(f), bits_(f.data()), nblocks_(f.num_blocks()), seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
+    if (!f.empty() && !detail::SameType(f, kLayout, kK, kHash))
+      detail::ThrowTypeMismatch("TypedView", kLayout, kK, kHash, f);
+  }
+
+  bool MayContain(uint64_t key) const { return MayContainHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  // A hash computed as the filter's hash kind does (blockbloom/hash.h).
+  bool MayContainHash(uint64_t hash) const {
+    if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
+      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, nblocks_, hash);
+    } else {
+      return view_.MayContainHash(hash);
+    }
+  }
+  const FilterView& view() const { return view_; }
+
+ private:
+  FilterView view_;
+  const uint8_t* bits_;
+  uint64_t nblocks_;
+  uint64_t seed_const_;  // kernels/common.h KeyHashConstant
+};
+
+template <Layout kLayout, uint32_t kK, HashKind kHash = HashKind::kXxh3>
+class TypedInserter {
+  static_assert(LayoutAcceptsK(kLayout, kK), "k outside the layout's range (layout.h, kLayoutTraits)");
+
+ public:
+  explicit TypedInserter(Filter& f)
+      : filter_(&f),
+        bits_(detail::TypedAccess::MutableBits(f)),
+        nblocks_(f.num_blocks()),
+        seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
+    if (f.empty()) throw std::logic_error("TypedInserter: the filter is empty (default-constructed or moved from)");
+    if (!detail::SameType(f, kLayout, kK, kHash)) detail::ThrowTypeMismatch("TypedInserter", kLayout, kK, kHash, f);
+  }
+
+  void Insert(uint64_t key) { InsertHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  void InsertHash(uint64_t hash) {
+    if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
+      kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(bits_, nblocks_, hash);
+      detail::TypedAccess::CountOne(*filter_);
+    } else {
+      filter_->InsertHash(hash);
+    }
+  }
+  bool MayContain(uint64_t key) const {
+    const uint64_t hash = kernels::HashU64With<kHash>(key, seed_const_);
+    if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
+      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, nblocks_, hash);
+    } else {
+      return filter_->MayContainHash(hash);
+    }
+  }
+  Filter& filter() const { return *filter_; }
+
+ private:
+  Filter* filter_;
+  uint8_t* bits_;
+  uint64_t nblocks_;
+  uint64_t seed_const_;
+};
+
+}  // namespace BLOCKBLOOM_STATIC_NAMESPACE
+}  // namespace blockbloom
+
+#endif  // BLOCKBLOOM_TYPED_H_

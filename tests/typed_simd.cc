@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// tests/typed_cases.h compiled for a SIMD static target: on x86-64 this file
+// alone is built with -march=haswell (tests/CMakeLists.txt), so TypedView and
+// TypedInserter run their inline AVX2 probes here; typed_test.cc calls in only
+// after checking that the CPU has AVX2. Elsewhere (AArch64: NEON is the
+// baseline) it is built like every other file.
+#include "tests/typed_cases.h"
+
+namespace blockbloom::typed_simd {
+
+bool StaticTargetIsSimd() { return kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd; }
+
+bool Run(Filter& f, const uint64_t* keys, size_t n, const uint64_t* probes, size_t np, uint8_t* out,
+         uint8_t* out_hash) {
+  return RunTypedCase(f, keys, n, probes, np, out, out_hash);
+}
+
+}  // namespace blockbloom::typed_simd

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// blockbloom/typed.h: TypedInserter writes exactly the bits of the run-time
+// kernels and TypedView gives exactly their answers, on every layout and hash
+// kind, both where the calling file has a SIMD static target (the inline path:
+// typed_simd.cc, AVX2 on x86-64; NEON on AArch64) and where it has none (plain
+// x86-64 flags: the dispatched call). Also the constructors' errors and the
+// empty filter.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "blockbloom/filter.h"
+#include "blockbloom/typed.h"
+#include "tests/typed_cases.h"
+
+namespace blockbloom {
+namespace typed_simd {  // tests/typed_simd.cc
+bool StaticTargetIsSimd();
+bool Run(Filter& f, const uint64_t* keys, size_t n, const uint64_t* probes, size_t np, uint8_t* out,
+         uint8_t* out_hash);
+}  // namespace typed_simd
+
+namespace {
+
+using RunFn = bool (*)(Filter&, const uint64_t*, size_t, const uint64_t*, size_t, uint8_t*, uint8_t*);
+
+bool CpuRunsTypedSimd() {
+#if defined(__x86_64__) || defined(_M_X64)
+  __builtin_cpu_init();
+  // Haswell's set; every CPU with these three has its F16C, BMI1, LZCNT and MOVBE too.
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma");
+#else
+  return true;
+#endif
+}
+
+struct Case {
+  Layout layout;
+  uint32_t k;
+  HashKind hash;
+};
+std::vector<Case> Cases() {
+  std::vector<Case> v;
+#define BLOCKBLOOM_TYPED_LIST(L, K, H) v.push_back({Layout::k##L, K, HashKind::k##H});
+  BLOCKBLOOM_TYPED_CASES(BLOCKBLOOM_TYPED_LIST)
+#undef BLOCKBLOOM_TYPED_LIST
+  return v;
+}
+
+std::vector<uint64_t> Keys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> v(n);
+  for (auto& x : v) x = rng();
+  return v;
+}
+
+// For every case: the typed filter equals the one built by InsertBatch, byte
+// for byte and in its count; the typed answers equal MayContainBatch's on
+// present keys and on enough absent keys to hit false positives.
+void ExpectSameAsKernels(RunFn run) {
+  const std::vector<uint64_t> keys = Keys(3000, 1);
+  std::vector<uint64_t> probes = Keys(20000, 2);
+  probes.insert(probes.end(), keys.begin(), keys.end());
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(std::string(LayoutName(c.layout)) + " k=" + std::to_string(c.k) + " " +
+                 std::string(HashName(c.hash)));
+    // Small enough (about 4 bits/key) that thousands of absent probes answer true.
+    const uint64_t bits = keys.size() * 4;
+    Filter want = Filter::WithBits(c.layout, bits, c.k, c.hash, 7);
+    want.InsertBatch(keys);
+    std::vector<uint8_t> want_out(probes.size());
+    const size_t hits = want.MayContainBatch(probes, want_out);
+    ASSERT_GT(hits, keys.size() + 100) << "the case needs false positives to compare";
+
+    Filter got = Filter::WithBits(c.layout, bits, c.k, c.hash, 7);
+    std::vector<uint8_t> out(probes.size()), out_hash(probes.size());
+    ASSERT_TRUE(run(got, keys.data(), keys.size(), probes.data(), probes.size(), out.data(), out_hash.data()));
+    EXPECT_TRUE(got == want) << "the typed inserter wrote other bits than InsertBatch";
+    EXPECT_EQ(got.inserted(), keys.size());
+    EXPECT_EQ(out, want_out);
+    EXPECT_EQ(out_hash, want_out);
+  }
+}
+
+TEST(Typed, ProjectFlagsMatchTheKernels) { ExpectSameAsKernels(&RunTypedCase); }
+
+TEST(Typed, SimdStaticTargetMatchesTheKernels) {
+  if (!CpuRunsTypedSimd()) GTEST_SKIP() << "this CPU cannot run typed_simd.cc's AVX2 code";
+  EXPECT_TRUE(typed_simd::StaticTargetIsSimd()) << "typed_simd.cc was not compiled for a SIMD target";
+  ExpectSameAsKernels(&typed_simd::Run);
+}
+
+TEST(Typed, ConstructorsNameTheMismatch) {
+  Filter f = Filter::WithBits(Layout::kRegister64, 4096, 6, HashKind::kXxh3);
+  try {
+    TypedView<Layout::kSplit256, 8, HashKind::kMulx> v(f);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "TypedView<split256, k=8, mulx>: the filter is register64, k=6, hash xxh3");
+  }
+  EXPECT_THROW((TypedView<Layout::kRegister64, 5, HashKind::kXxh3>(f)), std::invalid_argument);
+  EXPECT_THROW((TypedView<Layout::kRegister64, 6, HashKind::kXxh64>(f)), std::invalid_argument);
+  EXPECT_THROW((TypedInserter<Layout::kRegister64, 6, HashKind::kMulx>(f)), std::invalid_argument);
+  EXPECT_NO_THROW((TypedInserter<Layout::kRegister64, 6, HashKind::kXxh3>(f)));
+}
+
+TEST(Typed, EmptyFilterAnswersFalseAndRefusesInserts) {
+  Filter f = Filter::WithBits(Layout::kSplit256, 4096, 8, HashKind::kXxh3);
+  const Filter moved = std::move(f);
+  const FilterView empty;
+  // Any type views the empty filter (moved from or default) and answers false.
+  const TypedView<Layout::kSplit256, 8, HashKind::kXxh3> a(f);
+  const TypedView<Layout::kBlocked512, 16, HashKind::kMulx> b(empty);
+  const TypedView<Layout::kClassic, 3, HashKind::kXxh64> c(empty);
+  for (uint64_t key : Keys(1000, 3)) {
+    EXPECT_FALSE(a.MayContain(key));
+    EXPECT_FALSE(b.MayContain(key));
+    EXPECT_FALSE(c.MayContainHash(key));
+  }
+  EXPECT_THROW((TypedInserter<Layout::kSplit256, 8, HashKind::kXxh3>(f)), std::logic_error);
+}
+
+}  // namespace
+}  // namespace blockbloom
