@@ -40,7 +40,7 @@ std::string RowSpec::Name() const {
   std::string s;
   s.append(OpName(op)).append("/").append(layout).append("/").append(std::to_string(bpk)).append("bpk/");
   s.append(size.label).append("/").append(KeyTypeName(keys)).append("/");
-  s.append(mode == Mode::kBatch ? "batch" : "perkey").append("/").append(target);
+  s.append(mode == Mode::kBatch ? "batch" : mode == Mode::kPerKey ? "perkey" : "typed").append("/").append(target);
   return s;
 }
 
@@ -230,7 +230,8 @@ void RegisterRow(const RowSpec& row, RowFn u64, RowFn url) {
 }
 
 void PinFor(const std::string& target) {
-  if (target == "any" || target == "c" || target == "reference") return;
+  // "native": the typed rows, whose code is compiled for this CPU (no dispatch).
+  if (target == "any" || target == "c" || target == "reference" || target == "native") return;
   PinTarget(target);
 }
 

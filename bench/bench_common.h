@@ -38,7 +38,8 @@ namespace blockbloom::bench {
 
 enum class KeyType { kU64, kUrl };
 enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, kFloorRead, kFloorRmw, kFloorLine, kHash };
-enum class Mode { kBatch, kPerKey };
+// kTyped: one key at a time through blockbloom/typed.h (bench/typed_rows.h).
+enum class Mode { kBatch, kPerKey, kTyped };
 
 // A filter size: either a byte budget (the cache-level sizes of the issue: the
 // key count is then bytes * 8 / bpk) or a key count (the speed targets' 1M, 10M,

@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "bench/bench_common.h"
 #include "bench/boost_peer.h"
+#include "bench/typed_rows.h"
 #include "blockbloom/model.h"
 #include "blockbloom/targets.h"
 
@@ -115,7 +117,20 @@ void OursRow(benchmark::State& st, const RowSpec& row, bp::Pair p) {
   for (auto _ : st) {
     const PoolWalker::Chunk c = walk.Next();
     const std::span<const Key> keys(pool.data() + c.begin, c.len);
-    if (row.mode == Mode::kPerKey) {
+    if (row.mode == Mode::kTyped) {
+      if constexpr (std::is_same_v<Key, uint64_t>) {
+        bool ok = false;
+        if (row.op == Op::kInsert) {
+          ok = typed_rows::Insert(f, keys.data(), keys.size());
+        } else {
+          ok = typed_rows::Query(f, keys.data(), keys.size(), &hits);
+        }
+        if (!ok) {
+          st.SkipWithError("no typed instantiation for this layout, k and hash (bench/typed_bench.cc)");
+          break;
+        }
+      }
+    } else if (row.mode == Mode::kPerKey) {
       if (row.op == Op::kInsert) {
         for (const Key& k : keys) f.Insert(k);
       } else {
@@ -194,13 +209,15 @@ void RegisterBoostPairs() {
     RegisterFloorRow(RowSpec{Op::kFloorRead, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     RegisterFloorRow(RowSpec{Op::kFloorRmw, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     for (bp::Pair p : bp::kPairs) {
-      for (Mode mode : {Mode::kBatch, Mode::kPerKey}) {
+      for (Mode mode : {Mode::kBatch, Mode::kPerKey, Mode::kTyped}) {
+        // Typed rows: uint64 keys (typed.h has no string keys), when compiled.
+        if (mode == Mode::kTyped && (c.keys != KeyType::kU64 || !typed_rows::Available())) continue;
         for (Op op : {Op::kInsert, Op::kQueryAbsent, Op::kQueryPresent}) {
           const Side s = BlockbloomSide(p);
           RowSpec ours{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, mode,
-                       mode == Mode::kPerKey ? "any" : target};
+                       mode == Mode::kPerKey ? "any" : mode == Mode::kTyped ? "native" : target};
           Register(ours, p, false);
-          if (have) {
+          if (have && mode != Mode::kTyped) {
             RowSpec theirs{op, bp::PairName(p), kBpk, c.size, c.keys, mode, "native"};
             Register(theirs, p, true);
           }
@@ -209,6 +226,15 @@ void RegisterBoostPairs() {
     }
   }
 }
+
+#ifndef BLOCKBLOOM_HAVE_TYPED_ROWS
+namespace typed_rows {
+bool Available() { return false; }
+bool Simd() { return false; }
+bool Insert(Filter&, const uint64_t*, size_t) { return false; }
+bool Query(const FilterView&, const uint64_t*, size_t, uint64_t*) { return false; }
+}  // namespace typed_rows
+#endif
 
 #ifndef BLOCKBLOOM_HAVE_BOOST_BLOOM
 namespace boost_peer {
