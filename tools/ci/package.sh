@@ -87,8 +87,24 @@ for f in "$libdir/libblockbloom.a" "$libdir/libblockbloom_garden.a" "$libdir/lib
   [[ -f "$f" ]] || missing+=" ${f#"$prefix"/}"
 done
 if [[ -z "$missing" ]]; then ok "installed files present"; else fail "installed files missing:$missing"; fi
-if grep -rqE '#include *["<](engine/src/|kernels/|hwy/|xxhash)' "$prefix/include"; then fail "installed headers include private headers"; else
-  ok "installed headers include only public headers"; fi
+# Every header but typed.h and the kernel headers it compiles in (blockbloom::typed)
+# includes public headers only; those include nothing of the source tree but
+# each other, blockbloom/ and Highway.
+if grep -rqE '#include *["<](engine/src/|kernels/|hwy/|xxhash)' --exclude=typed.h --exclude-dir=kernels \
+  "$prefix/include"; then fail "installed headers include private headers"; else
+  ok "installed headers include only public headers (typed.h and blockbloom/kernels/ aside)"; fi
+if grep -rhoE '#include *"[^"]*"' "$prefix/include/blockbloom/typed.h" "$prefix/include/blockbloom/kernels" |
+  sed 's/#include *"\(.*\)"/\1/' | grep -vE '^(blockbloom/[a-z_/]+\.h|kernels/[a-z0-9_-]+\.h|hwy/[a-z_/]+\.h)$' |
+  grep -q .; then fail "typed.h or blockbloom/kernels/ include something outside blockbloom/, kernels/ and hwy/"
+else
+  missing_k=""
+  for inc in $(grep -rhoE '#include *"kernels/[^"]*"' "$prefix/include/blockbloom/typed.h" \
+    "$prefix/include/blockbloom/kernels" | sed 's/.*"kernels\/\(.*\)"/\1/' | sort -u); do
+    [[ -f "$prefix/include/blockbloom/kernels/$inc" ]] || missing_k+=" kernels/$inc"
+  done
+  if [[ -z "$missing_k" ]]; then ok "typed.h: every kernel header it reaches is installed"; else
+    fail "typed.h reaches kernel headers not installed:$missing_k"; fi
+fi
 
 # ---- the CLI ----
 if "$prefix/bin/blockbloom" --version >"$work/version.out" 2>&1 &&
@@ -150,6 +166,64 @@ if [[ "$("$work/components/build/components" 2>&1)" == "garden and verify: 1000 
 else
   fail "find_package: blockbloom::garden / blockbloom::verify: $("$work/components/build/components" 2>&1)"
 fi
+
+# blockbloom::typed from the package: typed.h's answers and bits equal Filter's,
+# built with the default flags (on x86-64 the handles then call the kernels)
+# and, where the CPU has AVX2, for x86-64-v3 (the probes inlined).
+mkdir -p "$work/typed"
+cat >"$work/typed/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(typed LANGUAGES CXX)
+find_package(blockbloom 0.1 CONFIG REQUIRED)
+add_executable(typed main.cc)
+target_link_libraries(typed PRIVATE blockbloom::typed)
+CMAKE
+cat >"$work/typed/main.cc" <<'CXX'
+#include <cstdint>
+#include <cstdio>
+#include <blockbloom/filter.h>
+#include <blockbloom/typed.h>
+using blockbloom::HashKind;
+using blockbloom::Layout;
+int main() {
+  auto want = blockbloom::Filter::WithBits(Layout::kSectorized512, 40000, 8, HashKind::kMulx);
+  auto got = blockbloom::Filter::WithBits(Layout::kSectorized512, 40000, 8, HashKind::kMulx);
+  blockbloom::TypedInserter<Layout::kSectorized512, 8, HashKind::kMulx> ins(got);
+  for (uint64_t key = 0; key < 10000; ++key) {
+    want.Insert(key * 0x9E3779B97F4A7C15ULL);
+    ins.Insert(key * 0x9E3779B97F4A7C15ULL);
+  }
+  const blockbloom::TypedView<Layout::kSectorized512, 8, HashKind::kMulx> view(got);
+  uint64_t same = 0, present = 0;
+  for (uint64_t key = 0; key < 20000; ++key) {
+    const uint64_t x = key * 0x9E3779B97F4A7C15ULL;
+    same += view.MayContain(x) == want.MayContain(x);
+    present += key < 10000 && view.MayContain(x);
+  }
+  std::printf("typed: %llu of 20000 answers equal, %llu of 10000 present, bits %s\n",
+              static_cast<unsigned long long>(same), static_cast<unsigned long long>(present),
+              got == want ? "equal" : "differ");
+  std::printf("inline simd: %d\n", blockbloom::kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd ? 1 : 0);
+  return same == 20000 && present == 10000 && got == want ? 0 : 1;
+}
+CXX
+typed_flags=("")
+if [[ "$(uname -m)" == x86_64 ]] && grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+  typed_flags+=("-march=x86-64-v3")
+fi
+for flags in "${typed_flags[@]}"; do
+  tdir="$work/typed/build${flags:+-v3}"
+  check "typed-configure${flags:+ ($flags)}" cmake -S "$work/typed" -B "$tdir" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror $flags"
+  check "typed-build${flags:+ ($flags)}" cmake --build "$tdir" -j "$jobs"
+  tout=$("$tdir/typed" 2>&1)
+  if [[ "$(head -n 1 <<<"$tout")" == "typed: 20000 of 20000 answers equal, 10000 of 10000 present, bits equal" &&
+    (-z "$flags" || "$(tail -n 1 <<<"$tout")" == "inline simd: 1") ]]; then
+    ok "find_package: blockbloom::typed builds and matches Filter${flags:+ ($flags, probes inlined)}"
+  else
+    fail "find_package: blockbloom::typed${flags:+ ($flags)}: $tout"
+  fi
+done
 
 # ---- 2. pkg-config ----
 mkdir -p "$work/pkg-config"

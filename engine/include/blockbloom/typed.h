@@ -33,8 +33,9 @@
 //   - The types live in an inline namespace named after the file's SIMD target,
 //     so files compiled with different flags never share their inline code.
 //     Pass filters (FilterView, Filter) between such files, not these types.
-// Needs Highway's headers on the include path (the CMake package's
-// blockbloom::blockbloom target carries them).
+// Needs Highway's headers and the kernels' probe headers (installed under
+// include/blockbloom/kernels/) on the include path: link the CMake target
+// blockbloom::typed, which carries both.
 #ifndef BLOCKBLOOM_TYPED_H_
 #define BLOCKBLOOM_TYPED_H_
 

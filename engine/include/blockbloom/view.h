@@ -73,7 +73,9 @@ class FilterView {
   // Branch-free: the probe of this layout and k on the target active when the
   // view was made (a function pointer chosen once, no dispatch per call), so
   // a loop of independent lookups overlaps their cache misses.
-  // One call, the key's hash and the probe fused in the kernel.
+  // One call, the key's hash and the probe fused in the kernel. A hot loop over
+  // single keys of a layout known at compile time: blockbloom/typed.h
+  // (TypedView) compiles the probe into the loop instead.
   bool MayContain(uint64_t key) const { return query_key_(bits_, num_blocks_, k_, seed_const_, key); }
   bool MayContain(std::string_view key) const;
   bool MayContainHash(uint64_t hash) const { return query_one_(bits_, num_blocks_, k_, hash); }
