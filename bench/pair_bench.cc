@@ -198,6 +198,8 @@ void RegisterBoostPairs() {
   };
   const Case cases[] = {{KeyType::kU64, {"1Mkeys", 0, 1'000'000}},
                         {KeyType::kU64, {"10Mkeys", 0, 10'000'000}},
+                        // The DRAM point: >= 1.0x Boost and within 1.10x of the floor.
+                        {KeyType::kU64, {"100Mkeys", 0, 100'000'000}},
                         {KeyType::kUrl, {"1Mkeys", 0, 1'000'000}}};
   for (const Case& c : cases) {
     // What neither side can beat, in the same run: one random line read of a
