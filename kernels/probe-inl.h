@@ -67,6 +67,25 @@ HWY_INLINE bool AllZero(D d, hn::Vec<D> v) {
   return hn::AllTrue(d, hn::Eq(v, hn::Zero(d)));
 }
 
+// True iff every bit set in `bits` is set in `v` (AllZero(AndNot(v, bits))).
+// x86 SSE4 and AVX2: one PTEST, its carry flag (the AND-NOT is PTEST's own);
+// AVX-512 has no carry form for 512-bit vectors, so it and other targets
+// test the AND-NOT. The query's last step where the mask is one vector
+// (split256, register64 on AVX2): one instruction less per key.
+template <class D>
+HWY_INLINE bool AllSetIn(D d, hn::Vec<D> v, hn::Vec<D> bits) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+  if (hn::Lanes(d) * sizeof(hn::TFromD<D>) == sizeof(v.raw)) {  // full vectors only (no stale upper lanes)
+    if constexpr (sizeof(v.raw) == 16) {
+      return _mm_testc_si128(v.raw, bits.raw) != 0;
+    } else if constexpr (sizeof(v.raw) == 32) {
+      return _mm256_testc_si256(v.raw, bits.raw) != 0;
+    }
+  }
+#endif
+  return AllZero(d, hn::AndNot(v, bits));
+}
+
 // ---- The golden probes in lanes (blocked512, the blocked counting filter) -------
 // mul: kGoldenPow (kernels/common.h); active[16 - k + i] is all ones iff i < k,
 // so lane i of a load from active + 16 - k + v enables probe v + i: no

@@ -83,8 +83,7 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
       const auto hi_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
                                    hn::LoadU(d64, kActive64 + 12 - kK));
       const auto w = hn::Set(d64, word0_[BlockIndex(h, nblocks_)]);
-      const auto miss = hn::Or(hn::AndNot(w, lo_bits), hn::AndNot(w, hi_bits));
-      return AllZero(d64, miss);
+      return AllSetIn(d64, w, hn::Or(lo_bits, hi_bits));
     }
 #endif
     const uint64_t mask = Mask(h);

@@ -128,6 +128,7 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
     const D d;
     const size_t N = hn::Lanes(d);
     const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    if (N >= kWords) return AllSetIn(d, hn::Load(d, block), Mask(d, lo, 0));  // one vector (split256 on AVX2)
     auto miss = hn::Zero(d);
     for (size_t v = 0; v < kWords; v += N) {
       miss = hn::Or(miss, hn::AndNot(hn::Load(d, block + v), Mask(d, lo, v)));
