@@ -690,6 +690,9 @@ TEST(GardenA2, CapacityIsTheLargestThatMeetsTheTargetOverEveryK) {
   ExpectInvalid([] { A2Filter::ParamsFor(1, 0.01); }, "bits");
   ExpectInvalid([] { A2Filter::ParamsFor(1 << 16, 1.0); }, "fpr");
   ExpectInvalid([] { A2Filter::ParamsFor(8, 1e-6); }, "holds no key");
+  // A rate so small that the bits it needs exceed 2^64 (a hostile garden file's
+  // target rate, found by the fuzzer): a clear error, not a float-to-int overflow.
+  ExpectInvalid([] { A2Filter::ParamsFor(1024, 1e-300); }, "expected at least about 4e+300 bits");
 }
 
 TEST(GardenA2, MeetsItsTargetWithBothVectorsAtCapacity) {

@@ -19,11 +19,11 @@ cmake --build build/gcc -j "$jobs"
 stage "g++: tests"
 ctest --test-dir build/gcc --output-on-failure -j "$jobs" | tee build/gcc/ctest.log
 
-stage "clang: build (warnings are errors) and kernel tests"
+stage "clang: build (warnings are errors), kernel and typed tests"
 cmake -S . -B build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DBLOCKBLOOM_WERROR=ON \
   -DBLOCKBLOOM_BUILD_BENCH=OFF >/dev/null
 cmake --build build/clang -j "$jobs"
-ctest --test-dir build/clang --output-on-failure -j "$jobs" -R 'Kernels|Dispatch' | tee build/clang/ctest.log
+ctest --test-dir build/clang --output-on-failure -j "$jobs" -R 'Kernels|Dispatch|Typed' | tee build/clang/ctest.log
 
 # Package stage: install to a temporary prefix, build and run examples/ through
 # find_package, pkg-config and add_subdirectory. BLOCKBLOOM_SKIP_PACKAGE=1 leaves it out.

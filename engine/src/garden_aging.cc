@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <string>
 #include <unordered_set>
@@ -137,9 +138,17 @@ A2Filter::Params A2Filter::ParamsFor(uint64_t bits, double fpr) {
   }
   if (best.capacity < 1) {
     // One key in a vector of M bits with k probes: rate ~ (k/M)^k, best at k = 1: 1/M per vector.
-    const double need = 2.0 / (-std::expm1(0.5 * std::log1p(-fpr)));
+    // Tiny rates (a hostile file's 1e-300) need more bits than a uint64_t holds:
+    // printed as a double then, never cast (the fuzzer's UBSan finding).
+    const double need = std::ceil(2.0 / (-std::expm1(0.5 * std::log1p(-fpr))));
+    char need_s[32];
+    if (need < 1e18) {
+      std::snprintf(need_s, sizeof need_s, "%llu", static_cast<unsigned long long>(need));
+    } else {
+      std::snprintf(need_s, sizeof need_s, "%.3g", need);
+    }
     Invalid("bits = " + std::to_string(bits) + " holds no key at fpr = " + std::to_string(fpr) +
-            ": expected at least about " + std::to_string(static_cast<uint64_t>(std::ceil(need))) + " bits");
+            ": expected at least about " + need_s + " bits");
   }
   return best;
 }

@@ -45,10 +45,12 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmak
 # must not change across machines: filter_test pins every layout's bytes (golden
 # schema) and runs concurrent atomic inserts (LSE under "max", LL/SC under the
 # A72), format_test loads files written on x86, model_test the floating-point
-# model (aarch64 g++ fuses multiply-adds by default). Each runs in seconds under
-# qemu; fpr_test is left out: 90 s of emulated SVE for statistics x86 covers.
+# model (aarch64 g++ fuses multiply-adds by default), typed_test the inline
+# probes of blockbloom/typed.h (NEON is AArch64's baseline, so there they are
+# the SIMD path). Each runs in seconds under qemu; fpr_test is left out: 90 s
+# of emulated SVE for statistics x86 covers.
 tests=(kernels_test)
-optional_tests=(layout_test filter_test format_test model_test garden_counting_kernels_test)
+optional_tests=(layout_test filter_test format_test model_test garden_counting_kernels_test typed_test)
 for t in "${optional_tests[@]}"; do [[ -f tests/$t.cc ]] && tests+=("$t"); done
 step "build ${tests[*]}"
 cmake --build "$build" -j "$(nproc)" --target "${tests[@]}"
