@@ -99,7 +99,9 @@ TEST(Typed, ConstructorsNameTheMismatch) {
     TypedView<Layout::kSplit256, 8, HashKind::kMulx> v(f);
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "TypedView<split256, k=8, mulx>: the filter is register64, k=6, hash xxh3");
+    EXPECT_STREQ(e.what(),
+                 "blockbloom: TypedView<split256, k=8, mulx>: the filter is register64, k=6, hash xxh3: "
+                 "expected a filter of the type's layout, k and hash");
   }
   EXPECT_THROW((TypedView<Layout::kRegister64, 5, HashKind::kXxh3>(f)), std::invalid_argument);
   EXPECT_THROW((TypedView<Layout::kRegister64, 6, HashKind::kXxh64>(f)), std::invalid_argument);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/src/batch.h"
+#include "engine/src/errors.h"
 #include "engine/src/filter_access.h"
 #include "engine/src/hash_inline.h"
 #include "kernels/kernels.h"
@@ -61,10 +62,10 @@ FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind 
 
 namespace detail {
 void ThrowTypeMismatch(const char* what, Layout layout, uint32_t k, HashKind hash, const FilterView& f) {
-  throw std::invalid_argument(std::string(what) + "<" + std::string(LayoutName(layout)) + ", k=" + std::to_string(k) +
-                              ", " + std::string(HashName(hash)) + ">: the filter is " +
-                              std::string(LayoutName(f.layout())) + ", k=" + std::to_string(f.k()) + ", hash " +
-                              std::string(HashName(f.hash_kind())));
+  Invalid(std::string(what) + "<" + std::string(LayoutName(layout)) + ", k=" + std::to_string(k) + ", " +
+          std::string(HashName(hash)) + ">: the filter is " + std::string(LayoutName(f.layout())) +
+          ", k=" + std::to_string(f.k()) + ", hash " + std::string(HashName(f.hash_kind())) +
+          ": expected a filter of the type's layout, k and hash");
 }
 }  // namespace detail
 

@@ -101,7 +101,9 @@ class TypedInserter {
         bits_(detail::TypedAccess::MutableBits(f)),
         nblocks_(f.num_blocks()),
         seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
-    if (f.empty()) throw std::logic_error("TypedInserter: the filter is empty (default-constructed or moved from)");
+    if (f.empty())
+      throw std::logic_error("blockbloom: TypedInserter: the filter is empty (default-constructed or moved from) "
+                             "and cannot be written; assign a filter to it first");
     if (!detail::SameType(f, kLayout, kK, kHash)) detail::ThrowTypeMismatch("TypedInserter", kLayout, kK, kHash, f);
   }
 

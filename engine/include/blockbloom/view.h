@@ -47,8 +47,9 @@ class MappedFilter;
 namespace detail {
 struct FilterAccess;
 struct TypedAccess;  // blockbloom/typed.h
-// blockbloom/typed.h's constructors: std::invalid_argument "TypedView<split256,
-// k=8, mulx>: the filter is register64, k=6, hash xxh3" (compiled in the library).
+// blockbloom/typed.h's constructors: std::invalid_argument "blockbloom:
+// TypedView<split256, k=8, mulx>: the filter is register64, k=6, hash xxh3: ..."
+// (compiled in the library).
 [[noreturn]] void ThrowTypeMismatch(const char* what, Layout layout, uint32_t k, HashKind hash, const FilterView& f);
 // A layout's single-key probe on one SIMD target (kernels::OneKeyOps): bits,
 // blocks, k, hash.
