@@ -2,7 +2,7 @@
 // The per-target probes compiled into the caller's own translation unit, for
 // the instruction set it is compiled for (Highway's static target: AVX2 under
 // -mavx2 or -march=x86-64-v3 or -march=native on such a CPU, NEON on AArch64,
-// ...). What blockbloom/typed.h inlines at each call: the same probe classes
+// ...; AArch64 with +crypto). What blockbloom/typed.h inlines at each call: the same probe classes
 // as the run-time dispatched kernels (kernels/<layout>-inl.h), so the same
 // bits, with the layout and k known at compile time, the hash fused in and no
 // call. Why: a loop of single-key lookups overlaps its cache misses only as far
@@ -32,8 +32,20 @@ HWY_BEFORE_NAMESPACE();
 namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 
-// Whether this translation unit's static target is worth inlining.
-inline constexpr bool kStaticSimd = HWY_STATIC_TARGET != HWY_EMU128 && HWY_STATIC_TARGET != HWY_SCALAR;
+// Whether the calling file's flags cover the attributes Highway gives the
+// static target's code: on x86 its static target is derived from those flags;
+// on AArch64 Highway tags NEON code "+crypto" (AES) under run-time dispatch, so
+// a file compiled without it (plain armv8-a) cannot inline it (GCC: "target
+// specific option mismatch") and takes the call instead.
+#if HWY_ARCH_ARM_A64 && HWY_STATIC_TARGET == HWY_NEON && !defined(__ARM_FEATURE_CRYPTO) && \
+    !defined(__ARM_FEATURE_AES)
+inline constexpr bool kStaticFlagsCover = false;
+#else
+inline constexpr bool kStaticFlagsCover = true;
+#endif
+// Whether this translation unit's static target is worth inlining (and can be).
+inline constexpr bool kStaticSimd =
+    kStaticFlagsCover && HWY_STATIC_TARGET != HWY_EMU128 && HWY_STATIC_TARGET != HWY_SCALAR;
 
 // fn(probe type of layout kL at k = f.k): the layout's own chooser (Visit),
 // whose switch on k folds away when f.k is a constant.

@@ -2,8 +2,8 @@
 // tests/typed_cases.h compiled for a SIMD static target: on x86-64 this file
 // alone is built with -march=haswell (tests/CMakeLists.txt), so TypedView and
 // TypedInserter run their inline AVX2 probes here; typed_test.cc calls in only
-// after checking that the CPU has AVX2. Elsewhere (AArch64: NEON is the
-// baseline) it is built like every other file.
+// after checking that the CPU has AVX2. On AArch64 it is built for
+// armv8-a+crypto (Highway tags its NEON code "+crypto", kernels/static_probe.h).
 #include "tests/typed_cases.h"
 
 namespace blockbloom::typed_simd {

@@ -2,13 +2,17 @@
 // blockbloom/typed.h: TypedInserter writes exactly the bits of the run-time
 // kernels and TypedView gives exactly their answers, on every layout and hash
 // kind, both where the calling file has a SIMD static target (the inline path:
-// typed_simd.cc, AVX2 on x86-64; NEON on AArch64) and where it has none (plain
-// x86-64 flags: the dispatched call). Also the constructors' errors and the
+// typed_simd.cc: AVX2 on x86-64, NEON with AES on AArch64) and where it has
+// none or cannot inline (plain x86-64 or armv8-a flags: the dispatched call). Also the constructors' errors and the
 // empty filter.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <stdexcept>
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 #include <string>
 #include <vector>
 
@@ -32,6 +36,8 @@ bool CpuRunsTypedSimd() {
   __builtin_cpu_init();
   // Haswell's set; every CPU with these three has its F16C, BMI1, LZCNT and MOVBE too.
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma");
+#elif defined(__aarch64__)
+  return (getauxval(AT_HWCAP) & HWCAP_AES) != 0;  // typed_simd.cc: armv8-a+crypto
 #else
   return true;
 #endif
@@ -88,7 +94,7 @@ void ExpectSameAsKernels(RunFn run) {
 TEST(Typed, ProjectFlagsMatchTheKernels) { ExpectSameAsKernels(&RunTypedCase); }
 
 TEST(Typed, SimdStaticTargetMatchesTheKernels) {
-  if (!CpuRunsTypedSimd()) GTEST_SKIP() << "this CPU cannot run typed_simd.cc's AVX2 code";
+  if (!CpuRunsTypedSimd()) GTEST_SKIP() << "this CPU cannot run typed_simd.cc's code (AVX2 / AES)";
   EXPECT_TRUE(typed_simd::StaticTargetIsSimd()) << "typed_simd.cc was not compiled for a SIMD target";
   ExpectSameAsKernels(&typed_simd::Run);
 }

@@ -46,8 +46,8 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmak
 # schema) and runs concurrent atomic inserts (LSE under "max", LL/SC under the
 # A72), format_test loads files written on x86, model_test the floating-point
 # model (aarch64 g++ fuses multiply-adds by default), typed_test the inline
-# probes of blockbloom/typed.h (NEON is AArch64's baseline, so there they are
-# the SIMD path). Each runs in seconds under qemu; fpr_test is left out: 90 s
+# NEON probes of blockbloom/typed.h (typed_simd.cc, built +crypto) and the
+# dispatched fallback of a plain armv8-a file. Each runs in seconds under qemu; fpr_test is left out: 90 s
 # of emulated SVE for statistics x86 covers.
 tests=(kernels_test)
 optional_tests=(layout_test filter_test format_test model_test garden_counting_kernels_test typed_test)

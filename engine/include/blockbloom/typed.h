@@ -15,8 +15,9 @@
 // instruction set the calling file is compiled for: no call, the hash fused,
 // constants kept in registers, so consecutive lookups overlap more of their
 // cache misses. They pay off when that file is compiled for a SIMD target
-// (-mavx2 / -march=x86-64-v3 / -march=native on x86, any AArch64); under plain
-// x86-64 flags they make the same call as Filter and FilterView. Either way
+// (-march=x86-64-v3 or -march=native on x86, -march=armv8-a+crypto or a -mcpu
+// with AES on AArch64); under plain x86-64 or armv8-a flags they make the same
+// call as Filter and FilterView. Either way
 // they read and write exactly the bits of the run-time kernels (the same probe
 // code, tests/typed_test.cc), so mixing them with every other API is safe.
 //
