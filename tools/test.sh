@@ -33,7 +33,8 @@ if [[ -x tools/ci/package.sh && "${BLOCKBLOOM_SKIP_PACKAGE:-0}" != 1 ]]; then
 fi
 
 # Further stages, each a script of its own: ARM (NEON/SVE under qemu), the
-# sanitizers and the loader fuzzer. BLOCKBLOOM_SKIP_ARM=1, BLOCKBLOOM_SKIP_SANITIZE=1
+# sanitizers and the loader fuzzer (those two share one sanitized build,
+# tools/ci/asan-build.sh). BLOCKBLOOM_SKIP_ARM=1, BLOCKBLOOM_SKIP_SANITIZE=1
 # and BLOCKBLOOM_SKIP_FUZZ=1 leave them out locally.
 if [[ -x tools/ci/arm-tests.sh && "${BLOCKBLOOM_SKIP_ARM:-0}" != 1 ]]; then
   stage "arm64: cross-build, kernel tests under qemu"
@@ -54,7 +55,7 @@ fi
 # ---- Python stage: the bindings and blockbloom.dask under pytest (BLOCKBLOOM_SKIP_PYTHON=1 leaves it out) ----
 if [[ -x tools/ci/python.sh && "${BLOCKBLOOM_SKIP_PYTHON:-0}" != 1 ]]; then
   stage "python: bindings (pybind11, /usr/bin/python3) and Dask tests under pytest"
-  tools/ci/python.sh
+  BLOCKBLOOM_PYTHON_BUILD_DIR=build/gcc tools/ci/python.sh  # the extension added to the g++ build
 fi
 # ---- end of the Python stage ----
 stage "all tests passed"

@@ -11,24 +11,19 @@
 #   keys_fuzzer  the CLI's key-file reader, lines and fixed-width records
 #   garden_load_fuzzer  the garden-file loader, every variant (seeds: the golden files)
 # Exits non-zero on any crash, leak, sanitizer report or broken invariant; the
-# offending input is kept in build/fuzz/ (<target>-crash-*, ...) to reproduce
-# with: build/fuzz/tests/fuzz/<target> FILE
+# offending input is kept in build/asan/ (<target>-crash-*, ...) to reproduce
+# with: build/asan/tests/fuzz/<target> FILE
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=build/fuzz
+build=${BLOCKBLOOM_ASAN_BUILD_DIR:-build/asan}  # shared with the sanitizer stage
 seconds=${BLOCKBLOOM_FUZZ_SECONDS:-60}
 targets=(load_fuzzer view_fuzzer keys_fuzzer garden_load_fuzzer)
 share=$(( seconds / ${#targets[@]} ))
 (( share >= 1 )) || share=1
 
-tools/install-deps.sh fuzz
-# Only the library and the fuzzers, with every SIMD target compiled in.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DBLOCKBLOOM_FUZZ=ON -DBLOCKBLOOM_WERROR=ON -DBLOCKBLOOM_ALL_TARGETS=ON \
-  -DBLOCKBLOOM_BUILD_TESTS=OFF -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_TOOLS=OFF \
-  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-  >/dev/null
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+# The sanitized build the sanitizer stage made (tools/ci/asan-build.sh: every SIMD
+# target compiled in, coverage hooks throughout); only the fuzzers are left to link.
+BLOCKBLOOM_ASAN_BUILD_DIR=$build tools/ci/asan-build.sh "${targets[@]}"
 
 # libFuzzer writes new inputs into its first corpus directory: fuzz copies so
 # the committed seeds stay as they are.
