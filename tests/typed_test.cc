@@ -4,7 +4,7 @@
 // kind, both where the calling file has a SIMD static target (the inline path:
 // typed_simd.cc: AVX2 on x86-64, NEON with AES on AArch64) and where it has
 // none or cannot inline (plain x86-64 or armv8-a flags: the dispatched call). Also the constructors' errors and the
-// empty filter.
+// empty filter, and string keys.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -97,6 +97,42 @@ TEST(Typed, SimdStaticTargetMatchesTheKernels) {
   if (!CpuRunsTypedSimd()) GTEST_SKIP() << "this CPU cannot run typed_simd.cc's code (AVX2 / AES)";
   EXPECT_TRUE(typed_simd::StaticTargetIsSimd()) << "typed_simd.cc was not compiled for a SIMD target";
   ExpectSameAsKernels(&typed_simd::Run);
+}
+
+// String keys: hashed by HashBytes, probed by the typed path; the bits and the
+// answers (false positives included) are the string batch calls'.
+template <Layout kL, uint32_t kK, HashKind kH>
+void ExpectStringsSameAsFilter() {
+  SCOPED_TRACE(std::string(LayoutName(kL)) + " k=" + std::to_string(kK) + " " + std::string(HashName(kH)));
+  std::vector<std::string> keys, probes;
+  for (uint64_t x : Keys(2000, 4)) keys.push_back("https://example.com/" + std::to_string(x));
+  for (uint64_t x : Keys(20000, 5)) probes.push_back("https://example.org/item/" + std::to_string(x));
+  probes.insert(probes.end(), keys.begin(), keys.end());
+  const std::vector<std::string_view> key_views(keys.begin(), keys.end());
+  const std::vector<std::string_view> probe_views(probes.begin(), probes.end());
+  Filter want = Filter::WithBits(kL, keys.size() * 4, kK, kH, 11);
+  want.InsertBatch(key_views);
+  std::vector<uint8_t> want_out(probes.size());
+  ASSERT_GT(want.MayContainBatch(probe_views, want_out), keys.size() + 100) << "the case needs false positives";
+
+  Filter got = Filter::WithBits(kL, keys.size() * 4, kK, kH, 11);
+  TypedInserter<kL, kK, kH> ins(got);
+  for (std::string_view key : key_views) ins.Insert(key);
+  EXPECT_TRUE(got == want) << "the typed inserter wrote other bits than InsertBatch";
+  const TypedView<kL, kK, kH> view(got);
+  std::vector<uint8_t> out(probes.size()), ins_out(probes.size());
+  for (size_t i = 0; i < probe_views.size(); ++i) {
+    out[i] = view.MayContain(probe_views[i]) ? 1 : 0;
+    ins_out[i] = ins.MayContain(probe_views[i]) ? 1 : 0;
+  }
+  EXPECT_EQ(out, want_out);
+  EXPECT_EQ(ins_out, want_out);
+}
+
+TEST(Typed, StringKeysMatchTheFilter) {
+  ExpectStringsSameAsFilter<Layout::kSplit256, 8, HashKind::kXxh3>();
+  ExpectStringsSameAsFilter<Layout::kSectorized512, 8, HashKind::kMulx>();
+  ExpectStringsSameAsFilter<Layout::kRegister64, 6, HashKind::kXxh64>();
 }
 
 TEST(Typed, ConstructorsNameTheMismatch) {

@@ -9,6 +9,9 @@
 //   blockbloom::TypedView<Layout::kSplit256, 8, HashKind::kMulx> q(f);  // or of a MappedFilter
 //   for (uint64_t key : probes) hits += q.MayContain(key);
 //
+// Keys: uint64_t (hashed inline), strings (hashed by one call to
+// blockbloom::HashBytes, then probed inline) and hashes (blockbloom/hash.h).
+//
 // Filter::Insert and FilterView::MayContain make one call per key into the
 // kernel of the CPU's best SIMD target, chosen at run time (any compiler
 // flags). These instead compile the probe into the calling loop, for the
@@ -42,6 +45,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string_view>
 
 #include "blockbloom/filter.h"
 #include "blockbloom/hash.h"
@@ -75,6 +79,9 @@ class TypedView {
   }
 
   bool MayContain(uint64_t key) const { return MayContainHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  // Bytes: hashed by blockbloom::HashBytes (one call; a string's hash costs far
+  // more than the call), probed inline.
+  bool MayContain(std::string_view key) const { return MayContainHash(HashBytes(key, kHash, view_.seed())); }
   // A hash computed as the filter's hash kind does (blockbloom/hash.h).
   bool MayContainHash(uint64_t hash) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
@@ -109,6 +116,7 @@ class TypedInserter {
   }
 
   void Insert(uint64_t key) { InsertHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  void Insert(std::string_view key) { InsertHash(HashBytes(key, kHash, filter_->seed())); }
   void InsertHash(uint64_t hash) {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
       kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(bits_, nblocks_, hash);
@@ -117,8 +125,9 @@ class TypedInserter {
       filter_->InsertHash(hash);
     }
   }
-  bool MayContain(uint64_t key) const {
-    const uint64_t hash = kernels::HashU64With<kHash>(key, seed_const_);
+  bool MayContain(uint64_t key) const { return MayContainHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  bool MayContain(std::string_view key) const { return MayContainHash(HashBytes(key, kHash, filter_->seed())); }
+  bool MayContainHash(uint64_t hash) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
       return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, nblocks_, hash);
     } else {
