@@ -118,17 +118,11 @@ void OursRow(benchmark::State& st, const RowSpec& row, bp::Pair p) {
     const PoolWalker::Chunk c = walk.Next();
     const std::span<const Key> keys(pool.data() + c.begin, c.len);
     if (row.mode == Mode::kTyped) {
-      if constexpr (std::is_same_v<Key, uint64_t>) {
-        bool ok = false;
-        if (row.op == Op::kInsert) {
-          ok = typed_rows::Insert(f, keys.data(), keys.size());
-        } else {
-          ok = typed_rows::Query(f, keys.data(), keys.size(), &hits);
-        }
-        if (!ok) {
-          st.SkipWithError("no typed instantiation for this layout, k and hash (bench/typed_bench.cc)");
-          break;
-        }
+      const bool ok = row.op == Op::kInsert ? typed_rows::Insert(f, keys.data(), keys.size())
+                                            : typed_rows::Query(f, keys.data(), keys.size(), &hits);
+      if (!ok) {
+        st.SkipWithError("no typed instantiation for this layout, k and hash (bench/typed_bench.cc)");
+        break;
       }
     } else if (row.mode == Mode::kPerKey) {
       if (row.op == Op::kInsert) {
@@ -200,7 +194,8 @@ void RegisterBoostPairs() {
                         {KeyType::kU64, {"10Mkeys", 0, 10'000'000}},
                         // The DRAM point: >= 1.0x Boost and within 1.10x of the floor.
                         {KeyType::kU64, {"100Mkeys", 0, 100'000'000}},
-                        {KeyType::kUrl, {"1Mkeys", 0, 1'000'000}}};
+                        {KeyType::kUrl, {"1Mkeys", 0, 1'000'000}},
+                        {KeyType::kUrl, {"10Mkeys", 0, 10'000'000}}};
   for (const Case& c : cases) {
     // What neither side can beat, in the same run: one random line read of a
     // buffer of the filter's size per precomputed hash (any hash, any
@@ -212,8 +207,8 @@ void RegisterBoostPairs() {
     RegisterFloorRow(RowSpec{Op::kFloorRmw, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     for (bp::Pair p : bp::kPairs) {
       for (Mode mode : {Mode::kBatch, Mode::kPerKey, Mode::kTyped}) {
-        // Typed rows: uint64 keys (typed.h has no string keys), when compiled.
-        if (mode == Mode::kTyped && (c.keys != KeyType::kU64 || !typed_rows::Available())) continue;
+        // Typed rows (uint64 keys and strings), when compiled.
+        if (mode == Mode::kTyped && !typed_rows::Available()) continue;
         for (Op op : {Op::kInsert, Op::kQueryAbsent, Op::kQueryPresent}) {
           const Side s = BlockbloomSide(p);
           RowSpec ours{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, mode,
@@ -234,7 +229,9 @@ namespace typed_rows {
 bool Available() { return false; }
 bool Simd() { return false; }
 bool Insert(Filter&, const uint64_t*, size_t) { return false; }
+bool Insert(Filter&, const std::string_view*, size_t) { return false; }
 bool Query(const FilterView&, const uint64_t*, size_t, uint64_t*) { return false; }
+bool Query(const FilterView&, const std::string_view*, size_t, uint64_t*) { return false; }
 }  // namespace typed_rows
 #endif
 

@@ -22,7 +22,10 @@ bool Is(const FilterView& f, Layout l, uint32_t k, HashKind h) {
 bool Available() { return true; }
 bool Simd() { return kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd; }
 
-bool Insert(Filter& f, const uint64_t* keys, size_t n) {
+namespace {
+
+template <class Key>
+bool InsertKeys(Filter& f, const Key* keys, size_t n) {
 #define BLOCKBLOOM_TYPED_INSERT(L, K, H)                                     \
   if (Is(f, Layout::k##L, K, HashKind::k##H)) {                              \
     TypedInserter<Layout::k##L, K, HashKind::k##H> ins(f);                   \
@@ -34,7 +37,8 @@ bool Insert(Filter& f, const uint64_t* keys, size_t n) {
   return false;
 }
 
-bool Query(const FilterView& f, const uint64_t* keys, size_t n, uint64_t* hits) {
+template <class Key>
+bool QueryKeys(const FilterView& f, const Key* keys, size_t n, uint64_t* hits) {
 #define BLOCKBLOOM_TYPED_QUERY(L, K, H)                                      \
   if (Is(f, Layout::k##L, K, HashKind::k##H)) {                              \
     const TypedView<Layout::k##L, K, HashKind::k##H> view(f);                \
@@ -46,6 +50,15 @@ bool Query(const FilterView& f, const uint64_t* keys, size_t n, uint64_t* hits) 
   BLOCKBLOOM_TYPED_BENCH_CASES(BLOCKBLOOM_TYPED_QUERY)
 #undef BLOCKBLOOM_TYPED_QUERY
   return false;
+}
+
+}  // namespace
+
+bool Insert(Filter& f, const uint64_t* keys, size_t n) { return InsertKeys(f, keys, n); }
+bool Insert(Filter& f, const std::string_view* keys, size_t n) { return InsertKeys(f, keys, n); }
+bool Query(const FilterView& f, const uint64_t* keys, size_t n, uint64_t* hits) { return QueryKeys(f, keys, n, hits); }
+bool Query(const FilterView& f, const std::string_view* keys, size_t n, uint64_t* hits) {
+  return QueryKeys(f, keys, n, hits);
 }
 
 }  // namespace blockbloom::bench::typed_rows
