@@ -117,9 +117,9 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
     const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
-      const hn::Rebind<uint64_t, hn::CappedTag<uint32_t, 4>> d64;
+      const PairD d64;
       const uint64_t* HWY_RESTRICT words = reinterpret_cast<const uint64_t*>(block);
-      hn::Vec<decltype(d64)> lo_bits, hi_bits;
+      hn::Vec<PairD> lo_bits, hi_bits;
       PairMasks(h, lo_bits, hi_bits);
       const auto miss = hn::Or(hn::AndNot(hn::Load(d64, words), lo_bits), hn::AndNot(hn::Load(d64, words + 4), hi_bits));
       return AllZero(d64, miss);
@@ -140,9 +140,9 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
     uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
-      const hn::Rebind<uint64_t, hn::CappedTag<uint32_t, 4>> d64;
+      const PairD d64;
       uint64_t* HWY_RESTRICT words = reinterpret_cast<uint64_t*>(block);
-      hn::Vec<decltype(d64)> lo_bits, hi_bits;
+      hn::Vec<PairD> lo_bits, hi_bits;
       PairMasks(h, lo_bits, hi_bits);
       hn::Store(hn::Or(hn::Load(d64, words), lo_bits), d64, words);
       hn::Store(hn::Or(hn::Load(d64, words + 4), hi_bits), d64, words + 4);
@@ -169,11 +169,12 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
   // compare-and-select of the per-word masks below (measured: 1M keys, batch
   // and per key, bench/pair_bench.cc; see the commit).
   static constexpr bool kPairs = kWords == 16 && kPerZone == 2;
-  static HWY_INLINE void PairMasks(uint64_t h, hn::Vec<hn::Rebind<uint64_t, hn::CappedTag<uint32_t, 4>>>& lo_bits,
-                                   hn::Vec<hn::Rebind<uint64_t, hn::CappedTag<uint32_t, 4>>>& hi_bits) {
+  // Four u64 lanes: the block's zones 0-3 (lo) or 4-7 (hi).
+  using PairD = hn::Rebind<uint64_t, hn::CappedTag<uint32_t, 4>>;
+  static HWY_INLINE void PairMasks(uint64_t h, hn::Vec<PairD>& lo_bits, hn::Vec<PairD>& hi_bits) {
     const hn::CappedTag<uint32_t, 8> d32;
     const hn::Half<decltype(d32)> dh;
-    const hn::Rebind<uint64_t, decltype(dh)> d64;
+    const PairD d64;
     const auto x = hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kSalt));
     const auto idx = hn::Or(hn::ShiftRight<27>(x), hn::And(hn::ShiftRight<21>(x), hn::Set(d32, 32u)));
     const auto one = hn::Set(d64, 1);
