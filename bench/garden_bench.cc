@@ -104,6 +104,28 @@ void Finish(benchmark::State& st, uint64_t bytes) {
   st.counters["bytes"] = static_cast<double>(bytes);
 }
 
+// Batch insert and batch query (arg: present?) of the filter kFilter() builds
+// once: the engine's blocked512 and the blocked counting filter alike.
+template <auto kFilter>
+void BM_InsertBatch(benchmark::State& st) {
+  auto& f = kFilter();
+  Walk w(Present());
+  for (auto _ : st) {
+    const auto keys = w.Next();
+    ClearOnWrap(st, w, f);
+    f.InsertBatch(keys);
+  }
+  Finish(st, f.byte_size());
+}
+template <auto kFilter>
+void BM_QueryBatch(benchmark::State& st) {
+  auto& f = kFilter();
+  Walk w(st.range(0) ? Present() : Absent());
+  std::vector<uint8_t> out(kChunk);
+  for (auto _ : st) benchmark::DoNotOptimize(f.MayContainBatch(w.Next(), out));
+  Finish(st, f.byte_size());
+}
+
 // ---- The engine: blocked512 batch, the yardstick ------------------------------------
 
 Filter& Engine() {
@@ -113,25 +135,8 @@ Filter& Engine() {
     return f;
   });
 }
-void BM_Engine_Blocked512_InsertBatch(benchmark::State& st) {
-  Filter& f = Engine();
-  Walk w(Present());
-  for (auto _ : st) {
-    const auto keys = w.Next();
-    ClearOnWrap(st, w, f);
-    f.InsertBatch(keys);
-  }
-  Finish(st, f.byte_size());
-}
-void BM_Engine_Blocked512_QueryBatch(benchmark::State& st) {
-  Filter& f = Engine();
-  Walk w(st.range(0) ? Present() : Absent());
-  std::vector<uint8_t> out(kChunk);
-  for (auto _ : st) benchmark::DoNotOptimize(f.MayContainBatch(w.Next(), out));
-  Finish(st, f.byte_size());
-}
-BENCHMARK(BM_Engine_Blocked512_InsertBatch)->Name("1M/engine_blocked512/insert_batch");
-BENCHMARK(BM_Engine_Blocked512_QueryBatch)->Name("1M/engine_blocked512/query_batch")->ArgName("present")->Arg(0)->Arg(1);
+BENCHMARK(BM_InsertBatch<&Engine>)->Name("1M/engine_blocked512/insert_batch");
+BENCHMARK(BM_QueryBatch<&Engine>)->Name("1M/engine_blocked512/query_batch")->ArgName("present")->Arg(0)->Arg(1);
 
 // ---- Blocked counting -------------------------------------------------------------------
 
@@ -141,16 +146,6 @@ g::BlockedCountingFilter& Blocked() {
     f.InsertBatch(Present());
     return f;
   });
-}
-void BM_Blocked_InsertBatch(benchmark::State& st) {
-  auto& f = Blocked();
-  Walk w(Present());
-  for (auto _ : st) {
-    const auto keys = w.Next();
-    ClearOnWrap(st, w, f);
-    f.InsertBatch(keys);
-  }
-  Finish(st, f.byte_size());
 }
 // Remove then re-insert the same chunk: the filter's state is unchanged per iteration; 2 ops per key.
 void BM_Blocked_RemoveInsertBatch(benchmark::State& st) {
@@ -162,13 +157,6 @@ void BM_Blocked_RemoveInsertBatch(benchmark::State& st) {
     f.RemoveBatch(keys, removed);
     f.InsertBatch(keys);
   }
-  Finish(st, f.byte_size());
-}
-void BM_Blocked_QueryBatch(benchmark::State& st) {
-  auto& f = Blocked();
-  Walk w(st.range(0) ? Present() : Absent());
-  std::vector<uint8_t> out(kChunk);
-  for (auto _ : st) benchmark::DoNotOptimize(f.MayContainBatch(w.Next(), out));
   Finish(st, f.byte_size());
 }
 void BM_Blocked_CountBatch(benchmark::State& st) {
@@ -191,9 +179,9 @@ void BM_Blocked_PerKey(benchmark::State& st) {
   }
   Finish(st, f.byte_size());
 }
-BENCHMARK(BM_Blocked_InsertBatch)->Name("1M/blocked_counting/insert_batch");
+BENCHMARK(BM_InsertBatch<&Blocked>)->Name("1M/blocked_counting/insert_batch");
 BENCHMARK(BM_Blocked_RemoveInsertBatch)->Name("1M/blocked_counting/remove+insert_batch");
-BENCHMARK(BM_Blocked_QueryBatch)->Name("1M/blocked_counting/query_batch")->ArgName("present")->Arg(0)->Arg(1);
+BENCHMARK(BM_QueryBatch<&Blocked>)->Name("1M/blocked_counting/query_batch")->ArgName("present")->Arg(0)->Arg(1);
 BENCHMARK(BM_Blocked_CountBatch)->Name("1M/blocked_counting/count_batch");
 BENCHMARK(BM_Blocked_PerKey)->Name("1M/blocked_counting/query_per_key")->ArgName("present")->Arg(0)->Arg(1);
 
