@@ -341,8 +341,25 @@ struct PyView {
   MappedFilter view;
 };
 
+// Readers hold the filter's shared lock (views have none: `mu` is null).
+std::shared_lock<std::shared_mutex> ReadLock(std::shared_mutex* mu) {
+  return mu != nullptr ? std::shared_lock<std::shared_mutex>(*mu) : std::shared_lock<std::shared_mutex>();
+}
+// One key's answer, and a batch's answers into dst[0, k.size()) (returns the
+// hits): called without the GIL, under ReadLock.
+template <typename F>
+bool QueryOne(const F& f, const Keys& k) {
+  return k.is_string ? f.MayContain(k.str_key) : f.MayContain(k.int_key);
+}
+template <typename F>
+size_t QueryBatchInto(const F& f, const Keys& k, uint8_t* dst) {
+  const std::span<uint8_t> out(dst, k.size());
+  return k.is_string ? f.MayContainBatch(std::span<const std::string_view>(k.views), out)
+                     : f.MayContainBatch(std::span<const uint64_t>(k.u64, k.size()), out);
+}
+
 // Queries: the scalar answer as a bool, a batch as a numpy bool array of the
-// keys' shape. `lock` is null for views.
+// keys' shape. `mu` is null for views.
 template <typename F>
 py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys, py::handle out_arg = py::none()) {
   Keys k = ParseKeys(keys);
@@ -356,16 +373,10 @@ py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys, py::handle 
       throw py::value_error("blockbloom: out= must be a writable C-contiguous bool array of " +
                             std::to_string(k.size()) + " elements");
     auto* dst = static_cast<uint8_t*>(out.mutable_data());
-    const size_t n = k.size();
     {
       py::gil_scoped_release release;
-      std::shared_lock<std::shared_mutex> lock;
-      if (mu != nullptr) lock = std::shared_lock<std::shared_mutex>(*mu);
-      if (k.is_string) {
-        f.MayContainBatch(std::span<const std::string_view>(k.views), std::span<uint8_t>(dst, n));
-      } else {
-        f.MayContainBatch(std::span<const uint64_t>(k.u64, n), std::span<uint8_t>(dst, n));
-      }
+      const auto lock = ReadLock(mu);
+      QueryBatchInto(f, k, dst);
     }
     return py::reinterpret_borrow<py::object>(out_arg);
   }
@@ -373,24 +384,17 @@ py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys, py::handle 
     bool hit;
     {
       py::gil_scoped_release release;
-      std::shared_lock<std::shared_mutex> lock;
-      if (mu != nullptr) lock = std::shared_lock<std::shared_mutex>(*mu);
-      hit = k.is_string ? f.MayContain(k.str_key) : f.MayContain(k.int_key);
+      const auto lock = ReadLock(mu);
+      hit = QueryOne(f, k);
     }
     return py::bool_(hit);
   }
   py::array_t<bool> out(k.shape);
   auto* dst = reinterpret_cast<uint8_t*>(out.mutable_data());
-  const size_t n = k.size();
   {
     py::gil_scoped_release release;
-    std::shared_lock<std::shared_mutex> lock;
-    if (mu != nullptr) lock = std::shared_lock<std::shared_mutex>(*mu);
-    if (k.is_string) {
-      f.MayContainBatch(std::span<const std::string_view>(k.views), std::span<uint8_t>(dst, n));
-    } else {
-      f.MayContainBatch(std::span<const uint64_t>(k.u64, n), std::span<uint8_t>(dst, n));
-    }
+    const auto lock = ReadLock(mu);
+    QueryBatchInto(f, k, dst);
   }
   return out;
 }
@@ -398,19 +402,14 @@ py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys, py::handle 
 template <typename F>
 uint64_t Count(const F& f, std::shared_mutex* mu, py::handle keys) {
   Keys k = ParseKeys(keys);
-  if (k.scalar) {
-    py::gil_scoped_release release;
-    std::shared_lock<std::shared_mutex> lock;
-    if (mu != nullptr) lock = std::shared_lock<std::shared_mutex>(*mu);
-    return (k.is_string ? f.MayContain(k.str_key) : f.MayContain(k.int_key)) ? 1 : 0;
-  }
-  const size_t n = k.size();
   py::gil_scoped_release release;
-  std::vector<uint8_t> out(n);
-  std::shared_lock<std::shared_mutex> lock;
-  if (mu != nullptr) lock = std::shared_lock<std::shared_mutex>(*mu);
-  return k.is_string ? f.MayContainBatch(std::span<const std::string_view>(k.views), out)
-                     : f.MayContainBatch(std::span<const uint64_t>(k.u64, n), out);
+  if (k.scalar) {
+    const auto lock = ReadLock(mu);
+    return QueryOne(f, k) ? 1 : 0;
+  }
+  std::vector<uint8_t> out(k.size());
+  const auto lock = ReadLock(mu);
+  return QueryBatchInto(f, k, out.data());
 }
 
 template <typename F>
@@ -418,9 +417,8 @@ bool Contains(const F& f, std::shared_mutex* mu, py::handle key) {
   Keys k = ParseKeys(key);
   if (!k.scalar) TypeErr("`key in filter` takes one int, str or bytes key: use may_contain(keys) for a batch");
   py::gil_scoped_release release;
-  std::shared_lock<std::shared_mutex> lock;
-  if (mu != nullptr) lock = std::shared_lock<std::shared_mutex>(*mu);
-  return k.is_string ? f.MayContain(k.str_key) : f.MayContain(k.int_key);
+  const auto lock = ReadLock(mu);
+  return QueryOne(f, k);
 }
 
 void Insert(PyFilter& pf, py::handle keys) {
