@@ -30,7 +30,7 @@
 #include <cstdint>
 
 #include "hwy/cache_control.h"
-#include "hwy/highway.h"
+#include "kernels/highway.h"
 #include "kernels/counting.h"
 #include "kernels/common.h"
 #include "kernels/probe-inl.h"

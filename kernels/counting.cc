@@ -9,10 +9,12 @@
 #include "kernels/kernels.h"
 #include "kernels/registry.h"
 
+#include "kernels/hwy_targets.h"  // before foreach_target.h
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/counting.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/highway.h"
+#include "kernels/highway.h"
 #include "kernels/counting-inl.h"
 
 HWY_BEFORE_NAMESPACE();

@@ -11,10 +11,12 @@
 #include "kernels/kernels.h"
 #include "kernels/registry.h"
 
+#include "kernels/hwy_targets.h"  // before foreach_target.h
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/highway.h"
+#include "kernels/highway.h"
 #include "kernels/pipeline-inl.h"
 #include "kernels/xxh3-inl.h"
 

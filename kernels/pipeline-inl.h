@@ -11,7 +11,7 @@
 
 #include <type_traits>
 
-#include "hwy/highway.h"
+#include "kernels/highway.h"
 #include "kernels/layouts-inl.h"
 #include "kernels/probe-inl.h"
 #include "kernels/reference.h"

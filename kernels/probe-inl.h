@@ -18,7 +18,7 @@
 #include <type_traits>
 
 #include "hwy/cache_control.h"
-#include "hwy/highway.h"
+#include "kernels/highway.h"
 #include "kernels/common.h"
 
 HWY_BEFORE_NAMESPACE();

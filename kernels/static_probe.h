@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-#include "hwy/highway.h"
+#include "kernels/highway.h"
 #include "kernels/common.h"
 #include "kernels/layouts-inl.h"
 

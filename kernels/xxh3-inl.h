@@ -9,7 +9,7 @@
 #define BLOCKBLOOM_KERNELS_XXH3_INL_H_
 #endif
 
-#include "hwy/highway.h"
+#include "kernels/highway.h"
 #include "kernels/common.h"
 #include "kernels/reference.h"
 
