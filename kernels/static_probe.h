@@ -34,11 +34,17 @@ namespace HWY_NAMESPACE {
 
 // Whether the calling file's flags cover the attributes Highway gives the
 // static target's code: on x86 its static target is derived from those flags;
-// on AArch64 Highway tags NEON code "+crypto" (AES) under run-time dispatch, so
-// a file compiled without it (plain armv8-a) cannot inline it (GCC: "target
-// specific option mismatch") and takes the call instead.
+// on AArch64 Highway tags its code with more than the target's name under
+// run-time dispatch (hwy/ops/set_macros-inl.h: NEON "+crypto", SVE2 and
+// SVE2_128 "+sve2-aes"), so a file compiled without that extension (plain
+// armv8-a; armv9-a, whose SVE2 lacks the AES instructions) cannot inline it
+// (GCC: "target specific option mismatch") and takes the call instead.
+// tools/ci/compile-matrix.sh compiles typed.h under those flags.
 #if HWY_ARCH_ARM_A64 && HWY_STATIC_TARGET == HWY_NEON && !defined(__ARM_FEATURE_CRYPTO) && \
     !defined(__ARM_FEATURE_AES)
+inline constexpr bool kStaticFlagsCover = false;
+#elif HWY_ARCH_ARM_A64 && (HWY_STATIC_TARGET == HWY_SVE2 || HWY_STATIC_TARGET == HWY_SVE2_128) && \
+    !defined(__ARM_FEATURE_SVE2_AES)
 inline constexpr bool kStaticFlagsCover = false;
 #else
 inline constexpr bool kStaticFlagsCover = true;

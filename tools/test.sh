@@ -18,12 +18,22 @@ cmake --build build/gcc -j "$jobs"
 
 stage "g++: tests"
 ctest --test-dir build/gcc --output-on-failure -j "$jobs" | tee build/gcc/ctest.log
+tools/ci/targets-ran.sh build/gcc/ctest.log
 
 stage "clang: build (warnings are errors), kernel and typed tests"
 cmake -S . -B build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DBLOCKBLOOM_WERROR=ON \
   -DBLOCKBLOOM_BUILD_BENCH=OFF >/dev/null
 cmake --build build/clang -j "$jobs"
 ctest --test-dir build/clang --output-on-failure -j "$jobs" -R 'Kernels|Dispatch|Typed' | tee build/clang/ctest.log
+
+# Compile-matrix stage: the Highway-including sources and a typed.h consumer
+# under every -march a user may pass (g++, clang, aarch64 g++), compile only.
+# BLOCKBLOOM_SKIP_MATRIX=1 leaves it out.
+if [[ "${BLOCKBLOOM_SKIP_MATRIX:-0}" != 1 ]]; then
+  stage "compile matrix: typed.h and the kernels under every -march (x86-64 .. sapphirerapids, Zen 4, native; ARM)"
+  tools/install-deps.sh arm
+  tools/ci/compile-matrix.sh
+fi
 
 # Package stage: install to a temporary prefix, build and run examples/ through
 # find_package, pkg-config and add_subdirectory. BLOCKBLOOM_SKIP_PACKAGE=1 leaves it out.
@@ -62,4 +72,5 @@ stage "all tests passed"
 # One closing line for CI: the CTest cases of the two native builds (the ARM,
 # sanitizer and fuzz stages above print their own and fail the script if anything fails).
 total() { sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$1" | tail -n 1; }
+tools/ci/targets-ran.sh build/gcc/ctest.log
 echo "ctest: $(( $(total build/gcc/ctest.log) + $(total build/clang/ctest.log) )) passed, 0 failed"
