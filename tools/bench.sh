@@ -52,5 +52,13 @@ json.dump({"command": sys.argv[2], "commit": sys.argv[3], "caches": caches}, ope
 PY
 "$build/bench/blockbloom_bench" --bb_preset="$preset" \
   --benchmark_out="$out/results.json" --benchmark_out_format=json "${extra[@]}" 2>&1 | tee "$out/bench.log"
+# The load average as the run ended, beside the start's in results.json: the report flags either above the
+# CPU count (a loaded machine).
+/usr/bin/python3 - "$out/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+run["loadavg_at_end"] = open("/proc/loadavg").read().strip()
+json.dump(run, open(sys.argv[1], "w"), indent=1)
+PY
 # Debian's python3 (with python3-matplotlib), whatever python3 comes first on PATH.
 /usr/bin/python3 "$root/tools/report.py" "$out/results.json" "$out"

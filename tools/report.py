@@ -17,8 +17,10 @@ Needs python3-matplotlib (Debian).
 
 The machine facts come from the run itself: Google Benchmark's context (CPU
 count, caches read from sysfs when the benchmark ran), the context keys the
-benchmark adds (CPU model, SIMD flags, targets) and, if tools/bench.sh wrote it,
-OUTDIR/run.json beside the results (command, git commit, lscpu's caches).
+benchmark adds (CPU model, SIMD flags, targets, the load average at the start) and,
+if tools/bench.sh wrote it, run.json beside the results (command, git commit,
+lscpu's caches, the load average at the end). Only the plots written are named;
+a load average above the CPU count at the start or the end is flagged.
 
 Row names (bench/bench_common.h, RowSpec):
     op/layout/<bpk>bpk/<size>/<keys>/<mode>/<target>[/real_time][/threads:N]
@@ -407,10 +409,19 @@ def pct_axis(ax, values, axis="x"):
 
 
 def mark_caches(ax, res):
+    """A dotted line and a label at each cache size inside the x range (set it first); returns the labels of
+    the caches outside it, which are not drawn (a marker there would lie outside the axes)."""
+    lo, hi = ax.get_xlim()
+    beyond = []
     for label, b in caches(res):
+        if not lo <= b <= hi:
+            beyond.append(label)
+            continue
         ax.axvline(b, color="gray", lw=1, ls=":")
-        ax.text(b * 1.05, 0.98, label, transform=ax.get_xaxis_transform(), va="top", ha="left", fontsize=9,
-                color="dimgray", rotation=90)
+        right = b * 1.05 * 1.3 <= hi  # room for the label right of the line, else left of it
+        ax.text(b * 1.05 if right else b / 1.05, 0.98, label, transform=ax.get_xaxis_transform(), va="top",
+                ha="left" if right else "right", fontsize=9, color="dimgray", rotation=90)
+    return beyond
 
 
 def plot_vs_size(res, op, floor_op, path, bpk=10, keys="u64"):
@@ -440,8 +451,8 @@ def plot_vs_size(res, op, floor_op, path, bpk=10, keys="u64"):
         return False
     size_axis(ax, min(allx), max(allx))
     ns_axis(ax, allv, f"{op.replace('_', ' ')}: ns per key (lower is faster)")
-    mark_caches(ax, res)
-    ax.set_xlabel("filter size")
+    beyond = mark_caches(ax, res)
+    ax.set_xlabel("filter size" + (f" (not marked: {', '.join(beyond)}, outside the sizes measured)" if beyond else ""))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5))  # outside: never over the data
     ax.set_title(f"{op.replace('_', ' ')} against filter size: {bpk} bits/key, {keys} keys, batched, "
@@ -537,25 +548,42 @@ def plot_targets(res, path, size="1Mkeys", bpk=10, keys="u64"):
     rows = {lay: [res.get("query_absent", lay, bpk, size, keys, "batch", t) for t in targets] for lay in LAYOUTS}
     if not any(r for v in rows.values() for r in v) or len(targets) < 2:
         return False
-    fig, ax = plt.subplots(figsize=(11, 6))
+    # Bar labels stand upright on their bars, so each bar needs the height of a line of 8-point text
+    # (0.15 inch) in width: the figure widens with the number of targets (0.34 inch per bar, bars filling
+    # 0.8 of each layout's slot, plus 4.5 inches of margins and legend).
+    fig, ax = plt.subplots(figsize=(max(11.0, 4.5 + 0.34 * len(targets) * len(LAYOUTS) / 0.8), 6))
     width = 0.8 / len(targets)
+    labels = []
     for j, t in enumerate(targets):
         xs = [i + (j - (len(targets) - 1) / 2) * width for i in range(len(LAYOUTS))]
         ys = [r.ns if r else 0 for r in (rows[lay][j] for lay in LAYOUTS)]
         label = {"reference": "reference (the plain C++ scalar reference)", "scalar": "scalar (Highway's scalar target)"}
         bars = ax.bar(xs, ys, width, label=label.get(t, t))
-        ax.bar_label(bars, fmt="%.3g", fontsize=8, padding=2)
+        labels += ax.bar_label(bars, labels=[fmt(y) if y else "" for y in ys], fontsize=8, padding=2, rotation=90)
     ax.set_xticks(range(len(LAYOUTS)))
     ax.set_xticklabels(LAYOUTS)
     ax.set_ylabel("query absent: ns per key (lower is faster)")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1))  # outside: never over a bar or label
     ax.set_title(f"What each SIMD target buys: {size} ({human_bytes(size_bytes(size, bpk))}), {bpk} bits/key, "
                  f"batched, 1 thread; targets this CPU runs\n{res.machine_line()}", fontsize=11)
     fig.tight_layout()
+    fit_labels(fig, ax, labels)
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return True
+
+
+def fit_labels(fig, ax, labels):
+    """Raises the y limit until every label is inside the axes."""
+    for _ in range(5):
+        fig.canvas.draw()
+        top = ax.get_window_extent().y1 - 6  # a few pixels of room under the frame
+        over = max((t.get_window_extent().y1 for t in labels if t.get_text()), default=top) - top
+        if over <= 0:
+            return
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi + (hi - lo) * (over + 2) / ax.get_window_extent().height)
 
 
 # ---- Which layout to pick -------------------------------------------------------------
@@ -576,8 +604,9 @@ def floor_sentence(res, size, bpk, keys):
             "per key (the floor in the plots): there the choice is about the rate per bit, not speed. ")
 
 
-def pick_paragraph(res, bpk=10, keys="u64"):
-    """The report's first paragraph: which layout for which need, from this run's figures."""
+def pick_paragraph(res, plots=(), bpk=10, keys="u64"):
+    """The report's first paragraph: which layout for which need, from this run's figures; `plots` are the
+    file names of the plots this report wrote (only those are named)."""
     small, large = "1Mkeys", "100Mkeys"
     q = {lay: res.get("query_absent", lay, bpk, small, keys) for lay in LAYOUTS}
     qb = {lay: res.get("query_absent", lay, bpk, large, keys) for lay in LAYOUTS}
@@ -604,8 +633,8 @@ def pick_paragraph(res, bpk=10, keys="u64"):
            f"below 1%. `classic` needs the fewest bits for a rate ({pct(q['classic'].fpr_model)}) but reads k cache "
            f"lines per query: {slow:.1f}x slower than `{default}` at {small}; pick it only when memory is all that "
            "matters. " + floor_sentence(res, large, bpk, keys)
-           + "`tradeoff.png` shows speed against rate at 8, 10 and 16 bits/key; `blockbloom params --n N --fpr P` "
-           "sizes every layout for your N and P.", ""]
+           + ("`tradeoff.png` shows speed against rate at 8, 10 and 16 bits/key; " if "tradeoff.png" in plots else "")
+           + "`blockbloom params --n N --fpr P` sizes every layout for your N and P.", ""]
     return out
 
 
@@ -628,7 +657,38 @@ def run_lines(res):
         "- Look-ahead 128 keys (kernels and floor alike); filters from 2 MiB on are 2 MiB-aligned mmaps with "
         "MADV_HUGEPAGE, and so is the floor's buffer.",
     ]
-    return lines
+    return lines + load_lines(res)
+
+
+def first_number(text):
+    """The first field of a /proc/loadavg line (the 1-minute load average), or None."""
+    try:
+        return float(str(text).split()[0])
+    except (IndexError, ValueError):
+        return None
+
+
+def load_lines(res):
+    """A flag when the run started or ended on a loaded machine: a 1-minute load average above the CPU count
+    (Google Benchmark's num_cpus) when the benchmark began (its context) or when tools/bench.sh saw it end
+    (run.json)."""
+    cpus = res.ctx.get("num_cpus")
+    start = first_number(res.ctx.get("loadavg_at_start", ""))
+    end = first_number(res.run.get("loadavg_at_end", ""))
+    if not cpus:
+        return []
+    loaded = [(when, x) for when, x in (("start", start), ("end", end)) if x is not None and x > cpus]
+    if not loaded:
+        return []
+    seen = "; ".join(f"{x:g} at the {when}" for when, x in loaded)
+    other = [f"{x:g} at the {when}" for when, x in (("start", start), ("end", end))
+             if x is not None and (when, x) not in loaded]
+    unknown = [when for when, x in (("start", start), ("end", end)) if x is None]
+    return [f"- **Loaded machine**: load average {seen}, above its {cpus} CPUs"
+            + (f" ({', '.join(other)})" if other else "")
+            + (f" (at the {' and '.join(unknown)}: not recorded)" if unknown else "")
+            + ": other processes shared the cores, so wall-clock figures (2-thread rows) and cache-sized rows "
+            "are pessimistic; re-run on a quiet machine before quoting them."]
 
 
 BOOST_PAIRS = [("split256", "boost_fmb32x8", "fast_multiblock32<8> vs split256"),
@@ -717,7 +777,8 @@ def main(argv):
         if draw(os.path.join(out, name)):
             plots.append((title, name))
 
-    md = ["# blockbloom benchmark report", ""] + pick_paragraph(res)
+    written = [n for _, n in plots]
+    md = ["# blockbloom benchmark report", ""] + pick_paragraph(res, written)
     md += ["## The run", ""] + run_lines(res) + [""]
     md += ["## Speed goals", ""] + target_lines(res) + [""]
     md += ["## Plots", ""] + [f"{t}:\n\n![{t}]({n})\n" for t, n in plots]
@@ -732,7 +793,7 @@ def main(argv):
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     # The README's excerpt: the run, the advice, the goals, the compact table.
-    summary = run_lines(res) + [""] + pick_paragraph(res)[2:] + ["Speed goals:", ""] + target_lines(res) + [
+    summary = run_lines(res) + [""] + pick_paragraph(res, written)[2:] + ["Speed goals:", ""] + target_lines(res) + [
         "", f"uint64 keys, 10 bits/key, batched, {res.best_target}, 1 thread, ns/key:", ""] + compact_table(res)
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(summary) + "\n")

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <stdexcept>
 #include "tools/blockbloom/args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
+#include <stdexcept>
+
+#include "tools/blockbloom/keys.h"
 
 namespace blockbloom::cli {
 
@@ -135,6 +137,10 @@ double ParseDouble(std::string_view text, const std::string& name) {
 }
 
 Args::Args(int argc, char** argv, std::set<std::string> options, std::set<std::string> switches) {
+  // Every command that reads key files (it takes --key-width) also takes
+  // --strip-cr, for keys.cc's line splitting.
+  const bool reads_keys = options.count("key-width") > 0;
+  if (reads_keys) switches.insert("strip-cr");
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     if (a.size() > 1 && a[0] == '-' && a != "-o") {
@@ -174,6 +180,11 @@ Args::Args(int argc, char** argv, std::set<std::string> options, std::set<std::s
     } else {
       positionals_.push_back(a);
     }
+  }
+  if (reads_keys) {
+    if (Has("strip-cr") && Has("key-width"))
+      throw UsageError("--strip-cr applies to keys read as lines: expected it without --key-width");
+    SetStripCr(Has("strip-cr"));
   }
 }
 

@@ -33,7 +33,9 @@ class Args {
  public:
   // `options` take a value ("o" is spelled -o), `switches` do not. Any other
   // word starting with '-' (except "-" itself, standard input) is an unknown
-  // option; other words are positionals.
+  // option; other words are positionals. A command that reads key files (its
+  // options include "key-width") also takes the switch --strip-cr, handed to
+  // the key splitter (keys.h, SetStripCr); it is refused with --key-width.
   Args(int argc, char** argv, std::set<std::string> options, std::set<std::string> switches = {});
 
   bool Has(const std::string& name) const;  // option given or switch set

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `blockbloom bench [BENCHMARK_FLAGS...]`: runs the Google Benchmark suites
 // (bench/, target blockbloom_bench) that the CMake build put beside this
-// binary. tools/bench.sh wraps it with the report and plots.
+// binary. tools/bench.sh wraps it with the report and plots. Without them it
+// says how to build them: in this build tree, or, for an installed binary,
+// from a source checkout.
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,15 +40,24 @@ int Bench(int argc, char** argv) {
   const fs::path build = self.parent_path().parent_path();
   const fs::path bench = build / "bench" / "blockbloom_bench";
   if (ec || !fs::is_regular_file(bench)) {
-    // tools/demo.sh builds the CLI alone (build/release, benchmarks off):
-    // say exactly what builds the suites here.
     const std::string src = SourceDirOf(build);
+    if (src.empty()) {
+      // Not a build tree (an installed blockbloom: no CMakeCache.txt beside
+      // it): the suites are built from a source checkout, never here.
+      throw std::runtime_error(
+          "the benchmark suites are not installed with blockbloom (" + self.string() + " is not in a build tree); "
+          "to build and run them, in a source checkout of blockbloom run 'tools/bench.sh' (installs Google Benchmark, "
+          "builds and runs them, writes the report), or build them there: 'tools/install-deps.sh build' (Google "
+          "Benchmark) then 'cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DBLOCKBLOOM_BUILD_BENCH=ON && "
+          "cmake --build build/bench --target blockbloom_bench blockbloom_cli && build/bench/tools/blockbloom bench'");
+    }
+    // A build tree without them (tools/demo.sh builds the CLI alone, in
+    // build/release, benchmarks off): say exactly what builds them here.
     const std::string b = build.string();
     throw std::runtime_error(
-        "the benchmark suites are not built (no " + bench.string() + "): run " +
-        (src.empty() ? std::string("tools/bench.sh from the source tree")
-                     : "'" + src + "/tools/bench.sh' (installs Google Benchmark, builds and runs them, writes the report)") +
-        ", or build them here: 'tools/install-deps.sh build' (Google Benchmark) then 'cmake -S " + (src.empty() ? std::string("SOURCE_DIR") : src) + " -B " + b +
+        "the benchmark suites are not built (no " + bench.string() + "): run '" + src +
+        "/tools/bench.sh' (installs Google Benchmark, builds and runs them, writes the report), or build them here: "
+        "'tools/install-deps.sh build' (Google Benchmark) then 'cmake -S " + src + " -B " + b +
         " -DBLOCKBLOOM_BUILD_BENCH=ON && cmake --build " + b + " --target blockbloom_bench'");
   }
   std::vector<char*> args;

@@ -225,11 +225,40 @@ std::string JsonEscape(std::string_view s) {
   return out;
 }
 
+// The model's rate for `keys` keys in a filter shaped as `f`: 1 beyond
+// kMaxKeysPerBit keys per bit, where the filter answers yes to nearly
+// everything and the model (whose cost grows with keys per block) is not asked.
+double ModelRate(const Filter& f, double keys) {
+  if (!std::isfinite(keys) || keys > static_cast<double>(f.bit_count()) * kMaxKeysPerBit) return 1.0;
+  return PredictFpr(f.layout(), f.num_blocks(), f.k(), static_cast<uint64_t>(std::llround(keys)));
+}
+
 std::string JsonNumber(double x) {
   if (!std::isfinite(x)) return "null";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", x);
   return buf;
+}
+
+// ImportParquet, and when the header does not parse but the file is the size
+// of a bitset (whole 32-byte blocks), the error suggests --bytes.
+Filter ImportWithHeader(std::span<const uint8_t> bytes, const std::string& path) {
+  try {
+    return blockbloom::ImportParquet(bytes, path);
+  } catch (const FormatError& e) {
+    const bool bitset_size = !bytes.empty() && bytes.size() % kParquetBlockBytes == 0 &&
+                             bytes.size() / kParquetBlockBytes <= Traits(Layout::kSplit256).max_blocks;
+    if (!bitset_size) throw;
+    try {
+      ParseParquetHeader(bytes, path);
+    } catch (const FormatError&) {
+      std::string msg = e.what();
+      if (msg.starts_with("blockbloom: ")) msg.erase(0, 12);
+      Fail(msg + "; if FILE is a bare bitset (no Thrift header), import it with --bytes " +
+           std::to_string(bytes.size()));
+    }
+    throw;
+  }
 }
 
 }  // namespace
@@ -314,10 +343,7 @@ int Stats(int argc, char** argv) {
   // everything: 1 is the rate, and the model is not asked (its cost grows
   // with keys per block).
   const double max_keys = static_cast<double>(v.bit_count()) * kMaxKeysPerBit;
-  auto rate = [&](double keys) {
-    if (!std::isfinite(keys) || keys > max_keys) return 1.0;
-    return PredictFpr(v.layout(), v.num_blocks(), v.k(), static_cast<uint64_t>(std::llround(keys)));
-  };
+  auto rate = [&](double keys) { return ModelRate(v, keys); };
   const bool overloaded = static_cast<double>(v.inserted()) > max_keys;
   const double fpr = rate(est);  // the model's rate for the distinct keys the fill suggests
   const double fpr_inserted = rate(static_cast<double>(v.inserted()));
@@ -390,6 +416,16 @@ int Fold(int argc, char** argv) {
   }();
   SaveFilter(folded, out);
   std::printf("%s: %s\n", out.c_str(), Describe(folded).c_str());
+  // The same keys in half the bits: the model's rate before and after.
+  const double keys = static_cast<double>(f.inserted());
+  const double before = ModelRate(f, keys), after = ModelRate(folded, keys);
+  std::printf("predicted false-positive rate at %llu keys: %.4g%% before, %.4g%% after (exact model)\n",
+              static_cast<unsigned long long>(f.inserted()), 100 * before, 100 * after);
+  if (after > 2 * before)
+    std::fprintf(stderr,
+                 "blockbloom fold: warning: the predicted false-positive rate rises from %.4g%% to %.4g%%, more "
+                 "than twice: %llu keys in half the bits\n",
+                 100 * before, 100 * after, static_cast<unsigned long long>(f.inserted()));
   return 0;
 }
 
@@ -402,7 +438,7 @@ int ImportParquet(int argc, char** argv) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size());
   Filter f = [&] {
     try {
-      if (!args.Has("bytes")) return blockbloom::ImportParquet(bytes, path);
+      if (!args.Has("bytes")) return ImportWithHeader(bytes, path);
       const uint64_t n = *args.OptU64("bytes", 1);
       if (n != bytes.size())
         Fail(path + ": " + std::to_string(bytes.size()) + " bytes: expected the bare bitset of --bytes " +

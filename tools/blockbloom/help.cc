@@ -10,11 +10,15 @@ namespace blockbloom::cli {
 namespace {
 
 #define BB_LAYOUTS "blocked512, split256, sectorized512, register64, classic"
+#define BB_STRIP_CR                                                                                     \
+  "  --strip-cr       drop one '\\r' ending a line (CRLF files); without it such keys keep the '\\r',\n" \
+  "                   differ from the same keys without it, and a warning counts them (default: off)\n"
 #define BB_KEYS                                                                                        \
-  "  --keys FILE      keys, one per line, split on \\n only and never trimmed (default: standard input,\n" \
-  "                   also given as '-'; FILE must be a regular file: pipe keys in through stdin)\n"       \
+  "  --keys FILE      keys, one per line, split on \\n only, never trimmed but for --strip-cr (default:\n" \
+  "                   standard input, also given as '-'; FILE must be a regular file: pipe keys in through\n" \
+  "                   stdin)\n"       \
   "  --key-width W    read fixed-width binary records of W bytes instead of lines, 1..1048576\n"         \
-  "                   (default: lines)\n"
+  "                   (default: lines)\n" BB_STRIP_CR
 #define BB_OUT                                                                                          \
   "  -o OUT           the output file (required); replaced atomically (temporary file + rename), never\n" \
   "                   written into: a symbolic link's target is replaced, a directory, FIFO, socket or\n"  \
@@ -95,11 +99,13 @@ constexpr Help kHelp[] = {
      "why). Keys inserted add up, saturating at 2^64-1.\n" BB_OUT},
     {"fold",
      "usage: blockbloom fold FILTER -o OUT\n"
-     "Halves the filter (needs an even block count; classic: bit count).\n" BB_OUT},
+     "Halves the filter (needs an even block count; classic: bit count) and prints the model's\n"
+     "false-positive rate for its keys before and after; warns on stderr when it more than doubles.\n" BB_OUT},
     {"import-parquet",
      "usage: blockbloom import-parquet FILE -o OUT [options]\n"
      "Reads a Parquet split-block Bloom filter (Thrift BloomFilterHeader + bitset) as a split256 filter.\n"
-     "  --bytes N        FILE is a bare bitset of exactly N bytes (default: FILE starts with the header)\n" BB_OUT},
+     "  --bytes N        FILE is a bare bitset of exactly N bytes (default: FILE starts with the header;\n"
+     "                   when it does not parse and FILE is whole 32-byte blocks, the error suggests this)\n" BB_OUT},
     {"export-parquet",
      "usage: blockbloom export-parquet FILTER -o OUT [options]\n"
      "Writes a split256 / xxh64 / seed 0 filter as a Parquet split-block Bloom filter bitset.\n"
@@ -144,7 +150,7 @@ constexpr Help kHelp[] = {
      "Type, parameters, fill and saturation of a garden file; with --keys, the top counts among them.\n"
      "  --format F       text or json (default: text)\n"
      "  --keys FILE      candidate keys to rank by count, with --top (default: none)\n"
-     "  --key-width W    read --keys as fixed-width records of W bytes (default: lines)\n"
+     "  --key-width W    read --keys as fixed-width records of W bytes (default: lines)\n" BB_STRIP_CR
      "  --top N          how many of the highest counts to list, with --keys (default: 10)\n"},
     {"garden-merge",
      "usage: blockbloom garden-merge A B [C...] -o OUT [options]\n"
@@ -156,6 +162,7 @@ constexpr Help kHelp[] = {
 #undef BB_LAYOUTS
 #undef BB_KEYS
 #undef BB_OUT
+#undef BB_STRIP_CR
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -18,7 +19,11 @@ constexpr size_t kReadChunk = size_t{1} << 20;
 
 [[noreturn]] void Fail(const std::string& msg) { throw std::runtime_error("blockbloom: " + msg); }
 
+bool strip_cr = false;
+
 }  // namespace
+
+void SetStripCr(bool strip) { strip_cr = strip; }
 
 std::string ReadInput(const std::optional<std::string>& path) {
   const bool use_stdin = !path || *path == "-";
@@ -66,8 +71,21 @@ KeySplitter::KeySplitter(std::string_view data, size_t width, const std::string&
            std::to_string(width_) + " bytes");
     count_ = data_.size() / width_;
   } else {
-    count_ = static_cast<size_t>(std::count(data_.begin(), data_.end(), '\n'));
-    if (!data_.empty() && data_.back() != '\n') ++count_;
+    // One pass: the keys, and those whose line ends in '\r' before its '\n' (or
+    // before the end of an unterminated last line).
+    for (size_t pos = 0; pos < data_.size();) {
+      const size_t nl = data_.find('\n', pos);
+      const size_t end = nl == std::string_view::npos ? data_.size() : nl;
+      ++count_;
+      cr_lines_ += end > pos && data_[end - 1] == '\r';
+      pos = end + 1;
+    }
+    strip_cr_ = strip_cr;
+    if (cr_lines_ > 0 && !strip_cr_)
+      std::fprintf(stderr,
+                   "blockbloom: warning: %s: %zu of %zu keys end in '\\r' (CRLF line ends?): each is hashed with "
+                   "its '\\r', so it differs from the same key without one; --strip-cr drops it\n",
+                   label.c_str(), cr_lines_, count_);
   }
 }
 

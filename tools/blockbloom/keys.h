@@ -3,7 +3,9 @@
 // never waited on) or standard input, then split in one of two ways:
 //   - lines: split on '\n' only and never trimmed (a trailing '\r' or space is
 //     part of the key; a final '\n' ends the last key, it does not start an
-//     empty one; an empty line is an empty key);
+//     empty one; an empty line is an empty key). Lines ending in '\r' (a file
+//     with CRLF line ends) are counted and, once per input, a warning on
+//     stderr says how many; with --strip-cr that one '\r' is dropped instead;
 //   - fixed-width binary records of W bytes (--key-width W): the input must be
 //     whole records.
 // Keys are hashed as their raw bytes, so an 8-byte record equals
@@ -33,14 +35,22 @@ inline constexpr uint64_t kMaxKeyWidth = uint64_t{1} << 20;
 // (and, when memory runs out, how many bytes it tried to hold).
 std::string ReadInput(const std::optional<std::string>& path);
 
+// --strip-cr for every command that reads keys: set by the argument parser
+// (args.cc) from the command line (a process runs one command), read by each
+// KeySplitter made afterwards.
+void SetStripCr(bool strip);
+
 // The keys of `data` as views into it. `width` 0: lines; else fixed records.
 // Throws std::runtime_error naming `label` and the byte offset of an
-// incomplete last record.
+// incomplete last record. Lines: counts those ending in '\r' and either drops
+// that '\r' (SetStripCr(true)) or warns on stderr, naming `label` and the count.
 class KeySplitter {
  public:
   KeySplitter(std::string_view data, size_t width, const std::string& label);
   size_t count() const { return count_; }
   size_t width() const { return width_; }
+  // Lines that ended in '\r' in the input (0 for fixed-width records).
+  size_t cr_lines() const { return cr_lines_; }
 
   // Calls fn(batch) with spans of at most `batch_keys` keys, in order.
   template <typename Fn>
@@ -55,6 +65,7 @@ class KeySplitter {
         const size_t nl = data_.find('\n', pos);
         len = (nl == std::string_view::npos ? data_.size() : nl) - pos;
         next = pos + len + 1;
+        if (strip_cr_ && len > 0 && data_[pos + len - 1] == '\r') --len;
       }
       batch.push_back(data_.substr(pos, len));
       pos = next;
@@ -70,6 +81,8 @@ class KeySplitter {
   std::string_view data_;
   size_t width_ = 0;
   size_t count_ = 0;
+  size_t cr_lines_ = 0;
+  bool strip_cr_ = false;
 };
 
 }  // namespace blockbloom::cli

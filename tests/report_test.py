@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""tools/report.py on small synthetic results (no benchmark is run): the report names only the plots it
+wrote, cache markers stay inside the axes, bar labels of targets.png do not overlap, and a run on a loaded
+machine is flagged.
+
+    tests/report_test.py          (exit 77, skipped, without matplotlib)
+
+The synthetic run is what `tools/bench.sh --quick` records on a 2-CPU machine with a 480 MiB L3 and
+every x86 target: 1M, 10M and 100M keys at 10 bits/key.
+"""
+import importlib.util
+import itertools
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+try:
+    import matplotlib
+    import matplotlib.figure
+except ImportError:
+    print("report_test: SKIP: no matplotlib for this python3 (Debian: python3-matplotlib)")
+    sys.exit(77)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+spec = importlib.util.spec_from_file_location("report", os.path.join(ROOT, "tools", "report.py"))
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+
+TARGETS = ["avx3_dl", "avx3", "avx2", "sse4", "ssse3", "scalar"]
+L3 = 480 << 20
+
+
+def row(op, layout, size, target, ns, mode="batch", fpr=None):
+    keys = 1_000_000
+    return {"name": f"{op}/{layout}/10bpk/{size}/u64/{mode}/{target}/real_time", "run_type": "iteration",
+            "iterations": 1, "cpu_time": ns * keys, "real_time": ns * keys, "time_unit": "ns", "keys": keys,
+            "items_per_second": 1e9 / ns, "k": 6, "fpr": fpr, "fpr_model": 0.0098}
+
+
+def quick_run(load_at_start="0.50 0.40 0.30 1/100 1234"):
+    """The benchmark JSON of a quick preset: every layout at 1M/10M/100M keys on every target, the floor."""
+    rows = []
+    sizes = {"1Mkeys": 1.0, "10Mkeys": 2.0, "100Mkeys": 4.0}
+    for (size, scale), (i, lay) in itertools.product(sizes.items(), enumerate(report.LAYOUTS)):
+        for j, t in enumerate(TARGETS + ["reference"]):
+            # Every target a different height; classic about the same on all (as measured: memory-bound).
+            ns = scale * (23 + 0.4 * j if lay == "classic" else (3 + i) * (1 + 0.37 * j))
+            for op in report.OPS:
+                rows.append(row(op, lay, size, t, ns, fpr=0.0101 if op == "query_absent" else None))
+    for size, scale in sizes.items():
+        rows.append(row("floor_read", "floor", size, "auto", 2.0 * scale))
+        rows.append(row("floor_rmw", "floor", size, "auto", 2.5 * scale))
+        rows.append(row("query_absent", "libbloom", size, "c", 20.0 * scale, mode="perkey", fpr=0.01))
+    ctx = {"date": "2026-11-24T06:00:00+00:00", "num_cpus": 2, "mhz_per_cpu": 2250, "cpu_model": "Test CPU",
+           "caches": [{"type": "Data", "level": 1, "size": 48 << 10}, {"type": "Unified", "level": 2, "size": 2 << 20},
+                      {"type": "Unified", "level": 3, "size": L3}],
+           "bb_preset": "quick", "loadavg_at_start": load_at_start, "targets_compiled": " ".join(TARGETS),
+           "targets_supported": " ".join(TARGETS), "library_build_type": "release", "compiler": "g++ 12"}
+    return {"context": ctx, "benchmarks": rows}
+
+
+class Figures:
+    """The figures the plot functions close, kept open for inspection."""
+
+    def __enter__(self):
+        self.figs, self._close = [], report.plt.close
+        report.plt.close = self._keep
+        return self
+
+    def _keep(self, fig=None):
+        if isinstance(fig, matplotlib.figure.Figure):
+            self.figs.append(fig)
+        else:  # pyplot's own close("all"), when it first picks its backend
+            self._close(fig)
+
+    def __exit__(self, *exc):
+        report.plt.close = self._close
+        for f in self.figs:
+            self._close(f)
+
+
+def inside(inner, outer, slack=1.0):
+    return (inner.x0 >= outer.x0 - slack and inner.x1 <= outer.x1 + slack and inner.y0 >= outer.y0 - slack
+            and inner.y1 <= outer.y1 + slack)
+
+
+def overlap(a, b):
+    return a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="bbreport.")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write_run(self, data, run=None):
+        path = os.path.join(self.dir, "results.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        if run is not None:
+            with open(os.path.join(self.dir, "run.json"), "w") as f:
+                json.dump(run, f)
+        return path
+
+    def test_quick_run_names_only_the_plots_it_wrote(self):
+        out = os.path.join(self.dir, "out")
+        report.main(["report.py", self.write_run(quick_run()), out])
+        written = {n for n in os.listdir(out) if n.endswith(".png")}
+        self.assertNotIn("tradeoff.png", written)  # the quick preset has no 1 MiB / 256 MiB rows
+        self.assertIn("targets.png", written)
+        for doc in ("report.md", "summary.md"):
+            with open(os.path.join(out, doc)) as f:
+                text = f.read()
+            named = {w.strip("`()[]:,.!") for w in text.split() if ".png" in w}
+            named = {n[n.rfind("(") + 1:] for n in named}
+            self.assertTrue(named <= written, f"{doc} names {sorted(named - written)}, not written")
+            self.assertIn("`blockbloom params --n N --fpr P` sizes every layout", text)
+
+    def test_cache_markers_stay_inside_the_axes(self):
+        res = report.Results(quick_run())
+        with Figures() as figs:
+            self.assertTrue(report.plot_vs_size(res, "query_absent", "floor_read",
+                                                os.path.join(self.dir, "query_vs_size.png")))
+        fig = figs.figs[0]
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        box = ax.get_window_extent()
+        lo, hi = ax.get_xlim()
+        marked = [t.get_text() for t in ax.texts]
+        self.assertEqual(marked, ["L2 2 MiB"])  # the only cache inside 1.19 .. 119 MiB
+        for t in ax.texts:
+            self.assertTrue(inside(t.get_window_extent(), box), f"'{t.get_text()}' lies outside the axes")
+        for line in ax.lines:
+            xs = set(line.get_xdata())
+            if len(xs) == 1:  # a cache marker
+                self.assertTrue(lo <= xs.pop() <= hi)
+        # L1d is below the smallest filter, L3 beyond the largest: not drawn, and said so.
+        self.assertIn("not marked: L1d 48 KiB, L3 480 MiB", ax.get_xlabel())
+
+    def test_target_bar_labels_do_not_overlap(self):
+        res = report.Results(quick_run())
+        path = os.path.join(self.dir, "targets.png")
+        with Figures() as figs:
+            self.assertTrue(report.plot_targets(res, path))
+        fig = figs.figs[0]
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        box = ax.get_window_extent()
+        labels = [t for t in ax.texts if t.get_text()]
+        self.assertEqual(len(labels), len(report.LAYOUTS) * (len(TARGETS) + 1))
+        extents = [t.get_window_extent() for t in labels]
+        legend = ax.get_legend().get_window_extent()
+        for (a, ta), (b, tb) in itertools.combinations(zip(extents, labels), 2):
+            self.assertFalse(overlap(a, b), f"labels '{ta.get_text()}' and '{tb.get_text()}' overlap")
+        for e, t in zip(extents, labels):
+            self.assertTrue(inside(e, box), f"label '{t.get_text()}' lies outside the axes")
+            self.assertFalse(overlap(e, legend), f"label '{t.get_text()}' is under the legend")
+        self.assertTrue(os.path.getsize(path) > 0)
+
+    def test_a_loaded_machine_is_flagged_at_the_start_or_the_end(self):
+        loaded = report.Results(quick_run("5.96 4.10 3.00 3/120 999"))
+        lines = "\n".join(report.run_lines(loaded))
+        self.assertIn("**Loaded machine**: load average 5.96 at the start, above its 2 CPUs", lines)
+        self.assertIn("at the end: not recorded", lines)
+        # Quiet at the start, loaded at the end (tools/bench.sh records it in run.json).
+        late = report.Results(quick_run(), {"loadavg_at_end": "3.50 2.00 1.00 2/99 1000"})
+        lines = "\n".join(report.run_lines(late))
+        self.assertIn("load average 3.5 at the end, above its 2 CPUs (0.5 at the start)", lines)
+        quiet = report.Results(quick_run(), {"loadavg_at_end": "1.90 1.00 1.00 1/99 1000"})
+        self.assertNotIn("Loaded machine", "\n".join(report.run_lines(quiet)))
+        # And the flag reaches the report and the README's summary.
+        out = os.path.join(self.dir, "out")
+        report.main(["report.py", self.write_run(quick_run("5.96 4.10 3.00 3/120 999")), out])
+        for doc in ("report.md", "summary.md"):
+            with open(os.path.join(out, doc)) as f:
+                self.assertIn("**Loaded machine**", f.read())
+
+
+if __name__ == "__main__":
+    unittest.main()
