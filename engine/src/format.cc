@@ -281,8 +281,8 @@ MappedFilter MappedFilter::Open(const std::string& path) {
   const FilterHeader h = ValidateFilterBytes(file.bytes(), path);
   MappedFilter m;
   // mmap returns a page-aligned address; the payload sits at 64 bytes past it.
-  static_cast<FilterView&>(m) = detail::FilterAccess::View(h.layout, h.k, h.num_blocks, h.hash, h.seed, h.inserted,
-                                                          file.bytes().data() + kFormatHeaderBytes);
+  m.FilterView::operator=(detail::FilterAccess::View(h.layout, h.k, h.num_blocks, h.hash, h.seed, h.inserted,
+                                                     file.bytes().data() + kFormatHeaderBytes));
   m.header_ = h;
   std::tie(m.map_, m.map_len_) = file.Release();
   return m;
@@ -293,17 +293,17 @@ MappedFilter::MappedFilter(MappedFilter&& o) noexcept
       map_(std::exchange(o.map_, nullptr)),
       map_len_(std::exchange(o.map_len_, 0)),
       header_(o.header_) {
-  static_cast<FilterView&>(o) = FilterView();
+  o.FilterView::operator=(FilterView());
 }
 
 MappedFilter& MappedFilter::operator=(MappedFilter&& o) noexcept {
   if (this != &o) {
     Unmap();
-    static_cast<FilterView&>(*this) = static_cast<const FilterView&>(o);
+    FilterView::operator=(o);
     map_ = std::exchange(o.map_, nullptr);
     map_len_ = std::exchange(o.map_len_, 0);
     header_ = o.header_;
-    static_cast<FilterView&>(o) = FilterView();
+    o.FilterView::operator=(FilterView());
   }
   return *this;
 }
