@@ -18,6 +18,7 @@
 #include <iterator>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "blockbloom/filter.h"
@@ -281,6 +282,43 @@ TEST(Paths, RemovePendingTempFilesIsHarmlessWhenNothingIsBeingWritten) {
   EXPECT_TRUE(LoadFilter(dir / "f.bbf") == a);
   EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"f.bbf"});
 }
+
+// The format has no empty filter (0 blocks fails at byte 24 on load), so a
+// save of one is refused before anything is written, never a file that does
+// not load.
+TEST(Format, SaveOfTheEmptyFilterIsRefusedAndWritesNothing) {
+  TempDir dir;
+  Filter a = MakeFilter(Layout::kSplit256, 8, HashKind::kXxh64, 0, 100);
+  SaveFilter(a, dir / "old.bbf");
+  const Filter b = std::move(a);
+  const FilterView defaulted;
+  for (const FilterView* empty : {static_cast<const FilterView*>(&a), &defaulted}) {  // NOLINT(bugprone-use-after-move)
+    try {
+      SaveFilter(*empty, dir / "new.bbf");
+      FAIL() << "the empty filter was saved";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find("new.bbf: SaveFilter: the filter is empty (default-constructed or moved "
+                                           "from, 0 blocks): expected a filter of at least 1 block"),
+                std::string::npos)
+          << e.what();
+    }
+    // Over an existing file: it stays as it was.
+    EXPECT_THROW(SaveFilter(*empty, dir / "old.bbf"), std::invalid_argument);
+    EXPECT_THROW(SerializeFilter(*empty), std::invalid_argument);
+  }
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"old.bbf"});
+  EXPECT_TRUE(LoadFilter(dir / "old.bbf") == b);
+}
+
+// A FilterView is copied, never assigned (view.h): a FilterView& may name a
+// MappedFilter, and assigning through it would re-seat the owner of a mapping.
+static_assert(!std::is_assignable_v<FilterView&, const MappedFilter&>);
+static_assert(!std::is_assignable_v<FilterView&, MappedFilter&&>);
+static_assert(!std::is_assignable_v<FilterView&, const FilterView&>);
+static_assert(std::is_nothrow_move_assignable_v<MappedFilter>);
+static_assert(!std::is_copy_assignable_v<MappedFilter>);
+static_assert(std::is_constructible_v<FilterView, const MappedFilter&>);  // a non-owning copy
+static_assert(!std::is_constructible_v<FilterView, MappedFilter&&>);      // would dangle at once
 
 TEST(Sizes, WithBytesBeyondTheLimitNamesTheBytesNotZeroBits) {
   for (const uint64_t bytes : {uint64_t{1} << 61, (uint64_t{1} << 61) + 1, uint64_t{1} << 62, UINT64_MAX}) {

@@ -102,7 +102,9 @@ struct FilterHeader {
 // removes those whose writer process is dead and that are older than the
 // writing process. RemovePendingTempFiles() removes this process's own (the
 // CLI calls it on SIGINT and SIGTERM).
-// Throws std::runtime_error naming the path and the failing step.
+// Throws std::runtime_error naming the path and the failing step, and
+// std::invalid_argument, writing nothing, for the empty filter (default-
+// constructed or moved from): the format has no file of 0 blocks.
 void SaveFilter(const FilterView& filter, const std::string& path);
 
 // Reads and validates the whole file (size, magic, version, layout, hash, k,
@@ -120,6 +122,7 @@ Filter LoadFilter(const std::string& path);
 void LoadFilter(const std::string& path, Filter* into);
 
 // ---- Buffers (the same format in memory) ---------------------------------------
+// Throws std::invalid_argument for the empty filter, as SaveFilter.
 std::vector<uint8_t> SerializeFilter(const FilterView& filter);
 // `name` only labels error messages.
 Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
