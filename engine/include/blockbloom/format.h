@@ -97,11 +97,15 @@ struct FilterHeader {
 //  - a directory, FIFO, socket or device: refused before anything is written,
 //    with one line naming what it is ("blockbloom: out: is a FIFO: expected a
 //    regular file or a new name ..."). Nothing is ever written *into* a file.
+//  - a path with a NUL byte: refused with std::invalid_argument (the system
+//    would read only the part before it). LoadFilter and MappedFilter::Open
+//    refuse it too.
 // Temporary files are named "<target>.tmp.<pid>.<6 characters>". A process
-// killed while writing may leave one; the next write to the same target
-// removes those whose writer process is dead and that are older than the
-// writing process. RemovePendingTempFiles() removes this process's own (the
-// CLI calls it on SIGINT and SIGTERM).
+// killed while writing may leave one (SIGKILL; the CLI removes its own on
+// every catchable terminating signal); the next write to the same target
+// removes those whose writer process is dead (kill(pid, 0) fails with ESRCH),
+// whatever their timestamp. RemovePendingTempFiles() removes this process's
+// own, from a signal handler.
 // Throws std::runtime_error naming the path and the failing step, and
 // std::invalid_argument, writing nothing, for the empty filter (default-
 // constructed or moved from): the format has no file of 0 blocks.
