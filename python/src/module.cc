@@ -77,9 +77,25 @@ auto FileOp(Fn&& fn) -> decltype(fn()) {
   }
 }
 
-// A path: str, bytes or os.PathLike (os.fspath).
+// A path as Python's open() takes it: str, bytes or os.PathLike, encoded with
+// os.fsencode (the file system encoding with surrogateescape, so a str from
+// os.fsdecode or os.listdir gives back the name's exact bytes, UTF-8 or not).
+// A NUL byte raises ValueError("embedded null byte") as open() does: the
+// system would read only the part before it.
 std::string PathArg(py::handle path) {
-  return py::module_::import("os").attr("fspath")(path).cast<std::string>();
+  const py::module_ os = py::module_::import("os");
+  std::string bytes = os.attr("fsencode")(os.attr("fspath")(path)).cast<std::string>();
+  if (bytes.find('\0') != std::string::npos) throw py::value_error("embedded null byte");
+  return bytes;
+}
+
+// A message for Python from C++ text that may hold a path's raw bytes: valid
+// UTF-8 as is, any other byte as \xNN (an exception's str() must be a str;
+// decoding it as strict UTF-8 would fail and lose the message).
+py::str MessageStr(const char* what) {
+  PyObject* s = PyUnicode_DecodeUTF8(what, static_cast<py::ssize_t>(std::strlen(what)), "backslashreplace");
+  if (s == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
 }
 
 Layout LayoutArg(const std::string& name) { return blockbloom::LayoutFromName(name); }
@@ -589,11 +605,11 @@ PYBIND11_MODULE(_core, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const blockbloom::FormatError& e) {
-      py::object err = py::reinterpret_borrow<py::object>(format_error)(e.what());
+      py::object err = py::reinterpret_borrow<py::object>(format_error)(MessageStr(e.what()));
       err.attr("offset") = e.offset();
       PyErr_SetObject(format_error.ptr(), err.ptr());
     } catch (const IoError& e) {
-      PyErr_SetString(PyExc_OSError, e.what());
+      PyErr_SetObject(PyExc_OSError, MessageStr(e.what()).ptr());
     }
   });
 
