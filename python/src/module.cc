@@ -610,6 +610,8 @@ PYBIND11_MODULE(_core, m) {
       PyErr_SetObject(format_error.ptr(), err.ptr());
     } catch (const IoError& e) {
       PyErr_SetObject(PyExc_OSError, MessageStr(e.what()).ptr());
+    } catch (const std::invalid_argument& e) {  // as pybind11's ValueError, but any bytes of a path kept
+      PyErr_SetObject(PyExc_ValueError, MessageStr(e.what()).ptr());
     }
   });
 

@@ -148,8 +148,9 @@ constexpr int kTerminatingSignals[] = {
 
 void CatchTerminating(int sig) {
   struct sigaction old {};
-  // A signal the caller ignores (nohup, a background job) stays ignored.
-  if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) return;
+  // A signal the caller ignores (nohup, a background job) stays ignored, and
+  // one a preloaded library already handles (a profiler's SIGPROF) stays its.
+  if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) return;
   struct sigaction sa {};
   sa.sa_handler = OnTerminatingSignal;
   sigemptyset(&sa.sa_mask);

@@ -139,8 +139,9 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
 void WriteFileAtomic(const std::string& path, std::span<const std::span<const uint8_t>> parts);
 
 // Unlinks the temporary files this process's SaveFilter / WriteFileAtomic calls
-// are writing at this moment. Async-signal-safe: call it from a SIGINT or
-// SIGTERM handler, then let the signal take its course.
+// are writing at this moment. Async-signal-safe: call it from the handler of
+// a terminating signal (SIGINT, SIGTERM, SIGQUIT, ...), then let the signal
+// take its course.
 void RemovePendingTempFiles() noexcept;
 
 // ---- A mapped file ---------------------------------------------------------------
