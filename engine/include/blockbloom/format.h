@@ -105,7 +105,10 @@ struct FilterHeader {
 // every catchable terminating signal); the next write to the same target
 // removes those whose writer process is dead (kill(pid, 0) fails with ESRCH),
 // whatever their timestamp. RemovePendingTempFiles() removes this process's
-// own, from a signal handler.
+// own, from a signal handler. Past the file size limit (ulimit -f) the write
+// fails with EFBIG and a message, the temporary file removed, in a process
+// that ignores SIGXFSZ (the CLI and Python do); left at its default, SIGXFSZ
+// kills the process first.
 // Throws std::runtime_error naming the path and the failing step, and
 // std::invalid_argument, writing nothing, for the empty filter (default-
 // constructed or moved from): the format has no file of 0 blocks.

@@ -19,8 +19,10 @@
 // payload (the old one leaked, the new one freed twice). So
 //   FilterView& v = filter;  v = other;   // does not compile
 // and neither does reseating a plain view; make a new one instead (or hold
-// std::optional<FilterView> and emplace). Copying a view from a Filter, which
-// slices it to the non-owning part, is safe and stays public.
+// std::optional<FilterView> and emplace); a class holding a view by value,
+// as TypedView (typed.h), is likewise copyable but not assignable. Copying a
+// view from a Filter, which slices it to the non-owning part, is safe and
+// stays public.
 //
 // Stages: hash the key (XXH3 or XXH64 with the filter's seed), pick the block
 // (fastrange on the high 32 bits), build the probe mask from the low 32 bits,
