@@ -790,6 +790,21 @@ process mapping the same file. The same queries and introspection as Filter; no 
     return FileOp([&] { return std::make_unique<PyView>(MappedFilter::Open(path)); });
   }, py::arg("path"), "Maps a filter file read-only and validates it (FilterView); FormatError / OSError as load().");
 
+  // Filter.__new__(Filter) would give an instance whose C++ object was never
+  // built (pybind11 allocates in __new__ and constructs in __init__; these
+  // classes come from factories and have no __init__), and every method on it
+  // would read uninitialised memory: to_bytes() wrote garbage, may_contain()
+  // crashed. Python-level __new__ is refused; pybind11 makes the instances it
+  // returns with tp_alloc, not __new__, and pickling goes through __reduce__.
+  const auto refuse_new = [](const char* what) {
+    return py::staticmethod(py::cpp_function([what](py::args, py::kwargs) -> py::object {
+      throw py::type_error(std::string("blockbloom: ") + what);
+    }));
+  };
+  filter.attr("__new__") = refuse_new(
+      "a Filter is made by Filter.for_keys, Filter.with_bytes, load, from_bytes or from_parquet, not by __new__");
+  view.attr("__new__") = refuse_new("a FilterView is made by blockbloom.open (Filter.open), not by __new__");
+
   m.def("params", [](uint64_t n, double fpr, const std::string& layout) {
     return ParamsDict(blockbloom::SolveForKeys(LayoutArg(layout), n, fpr), n);
   }, py::arg("n"), py::arg("fpr"), py::arg("layout") = "blocked512",

@@ -164,6 +164,17 @@ def test_a_non_utf8_path_is_a_file_name_like_any_other(tmp_path):
         blockbloom.load(bad)
 
 
+def test_an_instance_without_its_cpp_object_cannot_be_made():
+    # __new__ without __init__ gave an object whose methods read uninitialised
+    # memory (to_bytes wrote garbage, may_contain crashed).
+    with pytest.raises(TypeError, match="Filter.for_keys"):
+        Filter.__new__(Filter)
+    with pytest.raises(TypeError, match="blockbloom.open"):
+        blockbloom.FilterView.__new__(blockbloom.FilterView)
+    f = filled()
+    assert pickle.loads(pickle.dumps(f)) == f  # factories and pickling are unaffected
+
+
 def test_parquet_split_block_filter_round_trip():
     f = Filter.for_keys(10_000, 0.01, layout="split256", hash="xxh64")
     f.insert([f"v{i}" for i in range(10_000)])
