@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "blockbloom/filter.h"
@@ -208,6 +209,35 @@ TEST_P(EveryLayout, MovedFromIsTheEmptyFilter) {
   Filter defaulted;
   EXPECT_TRUE(defaulted.empty());
   EXPECT_FALSE(defaulted.MayContain(uint64_t{42}));
+}
+
+// A FilterView is copied, never assigned (view.h): a FilterView& may name a
+// Filter, and `FilterView& v = f; v = g;` would re-seat f onto g's payload (f's
+// leaked, g's freed twice). The bad forms do not compile; the good ones do.
+static_assert(!std::is_assignable_v<FilterView&, const Filter&>);
+static_assert(!std::is_assignable_v<FilterView&, Filter&>);
+static_assert(!std::is_assignable_v<FilterView&, Filter&&>);
+static_assert(!std::is_assignable_v<FilterView&, const FilterView&>);
+static_assert(!std::is_assignable_v<FilterView&, FilterView&&>);
+static_assert(std::is_copy_constructible_v<FilterView>);
+static_assert(std::is_constructible_v<FilterView, const Filter&>);  // a non-owning copy
+static_assert(!std::is_constructible_v<FilterView, Filter&&>);      // would dangle at once
+static_assert(std::is_copy_assignable_v<Filter> && std::is_nothrow_move_assignable_v<Filter>);
+
+// Filter's own assignments still re-seat the whole filter: each owns its payload.
+TEST(FilterAssign, CopyAndMoveAssignmentKeepOnePayloadEach) {
+  Filter f = Filter::WithBlocks(Layout::kBlocked512, 4, 6);
+  Filter g = Filter::WithBlocks(Layout::kSplit256, 8, 8);
+  g.Insert(uint64_t{7});
+  f = g;
+  EXPECT_TRUE(f == g);
+  EXPECT_NE(f.data(), g.data());
+  Filter h = Filter::WithBlocks(Layout::kClassic, 1000, 3);
+  h = std::move(g);
+  EXPECT_TRUE(h == f);
+  EXPECT_TRUE(g.empty());  // NOLINT(bugprone-use-after-move)
+  const FilterView v = h;  // slices to the non-owning view: safe
+  EXPECT_EQ(v.data(), h.data());
 }
 
 // One function serves every filter: it takes the view.

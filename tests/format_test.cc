@@ -7,17 +7,22 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "blockbloom/filter.h"
@@ -281,6 +286,91 @@ TEST(Paths, RemovePendingTempFilesIsHarmlessWhenNothingIsBeingWritten) {
   EXPECT_TRUE(LoadFilter(dir / "f.bbf") == a);
   EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"f.bbf"});
 }
+
+// A writer killed by SIGKILL leaves "<out>.tmp.<pid>.<6>". The next save
+// removes it once its writer is dead, whatever its timestamp: one dated now
+// (the writer died this second) or ahead (a clock running ahead), and keeps
+// the temporary file of a live writer.
+TEST(Paths, SaveRemovesTheTempFilesOfDeadWritersWhateverTheirTime) {
+  TempDir dir;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);  // reaped: its PID names no process
+  ASSERT_EQ(::kill(child, 0), -1);
+  const std::string dead = std::to_string(child);
+  const std::string now_name = "f.bbf.tmp." + dead + ".abcdef";
+  const std::string ahead_name = "f.bbf.tmp." + dead + ".ghijkl";
+  const std::string live_name = "f.bbf.tmp." + std::to_string(::getppid()) + ".mnopqr";
+  for (const std::string& name : {now_name, ahead_name, live_name}) WriteAll(dir / name, std::vector<uint8_t>(100, 1));
+  const struct timespec ahead[2] = {{std::time(nullptr) + 3600, 0}, {std::time(nullptr) + 3600, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (dir / ahead_name).c_str(), ahead, 0), 0);
+  const Filter a = MakeFilter(Layout::kBlocked512, 8, HashKind::kXxh3, 1, 100);
+  SaveFilter(a, dir / "f.bbf");
+  EXPECT_EQ(Listing(dir.path()), (std::vector<std::string>{"f.bbf", live_name}));
+}
+
+// The format has no empty filter (0 blocks fails at byte 24 on load), so a
+// save of one is refused before anything is written, never a file that does
+// not load.
+TEST(Format, SaveOfTheEmptyFilterIsRefusedAndWritesNothing) {
+  TempDir dir;
+  Filter a = MakeFilter(Layout::kSplit256, 8, HashKind::kXxh64, 0, 100);
+  SaveFilter(a, dir / "old.bbf");
+  const Filter b = std::move(a);
+  const FilterView defaulted;
+  for (const FilterView* empty : {static_cast<const FilterView*>(&a), &defaulted}) {  // NOLINT(bugprone-use-after-move)
+    try {
+      SaveFilter(*empty, dir / "new.bbf");
+      FAIL() << "the empty filter was saved";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find("new.bbf: SaveFilter: the filter is empty (default-constructed or moved "
+                                           "from, 0 blocks): expected a filter of at least 1 block"),
+                std::string::npos)
+          << e.what();
+    }
+    // Over an existing file: it stays as it was.
+    EXPECT_THROW(SaveFilter(*empty, dir / "old.bbf"), std::invalid_argument);
+    EXPECT_THROW(SerializeFilter(*empty), std::invalid_argument);
+  }
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"old.bbf"});
+  EXPECT_TRUE(LoadFilter(dir / "old.bbf") == b);
+}
+
+// The system reads a path up to its first NUL: "victim.bbf\0x" would open
+// victim.bbf and "out\0evil" write "out". Every path is refused instead.
+TEST(Paths, APathWithANulByteIsRefusedBeforeAnySystemCall) {
+  TempDir dir;
+  const Filter a = MakeFilter(Layout::kBlocked512, 8, HashKind::kXxh3, 1, 100);
+  SaveFilter(a, dir / "victim.bbf");
+  const std::string victim = dir / "victim.bbf";
+  const std::string with_nul = victim + std::string("\0x", 2);
+  try {
+    LoadFilter(with_nul);
+    FAIL() << "a path with a NUL byte was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("has a NUL byte at byte " + std::to_string(victim.size()) +
+                                         ": expected a path without NUL bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(MappedFilter::Open(with_nul), std::invalid_argument);
+  EXPECT_THROW(SaveFilter(a, dir / "out" + std::string("\0evil.bbf", 9)), std::invalid_argument);
+  const std::span<const uint8_t> parts[] = {{a.data(), a.byte_size()}};
+  EXPECT_THROW(WriteFileAtomic(dir / "out" + std::string("\0evil.bbf", 9), parts), std::invalid_argument);
+  EXPECT_EQ(Listing(dir.path()), std::vector<std::string>{"victim.bbf"});
+}
+
+// A FilterView is copied, never assigned (view.h): a FilterView& may name a
+// MappedFilter, and assigning through it would re-seat the owner of a mapping.
+static_assert(!std::is_assignable_v<FilterView&, const MappedFilter&>);
+static_assert(!std::is_assignable_v<FilterView&, MappedFilter&&>);
+static_assert(!std::is_assignable_v<FilterView&, const FilterView&>);
+static_assert(std::is_nothrow_move_assignable_v<MappedFilter>);
+static_assert(!std::is_copy_assignable_v<MappedFilter>);
+static_assert(std::is_constructible_v<FilterView, const MappedFilter&>);  // a non-owning copy
+static_assert(!std::is_constructible_v<FilterView, MappedFilter&&>);      // would dangle at once
 
 TEST(Sizes, WithBytesBeyondTheLimitNamesTheBytesNotZeroBits) {
   for (const uint64_t bytes : {uint64_t{1} << 61, (uint64_t{1} << 61) + 1, uint64_t{1} << 62, UINT64_MAX}) {

@@ -227,5 +227,17 @@ TEST(ParquetExport, RefusesFiltersThatAreNotSbbf) {
   EXPECT_EQ(ParquetBitset(Filter::WithBlocks(Layout::kSplit256, 3, 8, HashKind::kXxh64, 0)).size(), 96u);
 }
 
+// A moved-from SBBF is the empty filter: refused as empty, not as a blocked512.
+TEST(ParquetExport, RefusesTheEmptyFilterSayingItIsEmpty) {
+  Filter a = Filter::WithBlocks(Layout::kSplit256, 4, 8, HashKind::kXxh64, 0);
+  const Filter b = std::move(a);
+  std::string why;
+  EXPECT_FALSE(IsParquetCompatible(a, &why));  // NOLINT(bugprone-use-after-move): the point of the test
+  EXPECT_EQ(why, "the filter is empty (default-constructed or moved from, 0 blocks): expected a filter of at least 1 "
+                 "block");
+  EXPECT_THROW(ParquetBitset(a), std::invalid_argument);
+  EXPECT_TRUE(IsParquetCompatible(b));
+}
+
 }  // namespace
 }  // namespace blockbloom

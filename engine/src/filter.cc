@@ -30,7 +30,7 @@ Filter::Filter(Layout layout, uint64_t num_blocks, uint32_t k, HashKind hash, ui
     Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64 or mulx");
   const uint64_t bytes = LayoutPayloadBytes(layout, num_blocks);
   const detail::LineMemory m = detail::AllocateLines(bytes);
-  static_cast<FilterView&>(*this) = FilterAccess::View(layout, k, num_blocks, hash, seed, 0, m.data);
+  FilterView::operator=(FilterAccess::View(layout, k, num_blocks, hash, seed, 0, m.data));
   mmapped_ = m.mapped;
 }
 
@@ -76,7 +76,7 @@ void Filter::Release() noexcept {
 }
 
 void Filter::BecomeEmpty() noexcept {
-  static_cast<FilterView&>(*this) = FilterView();
+  FilterView::operator=(FilterView());
   mmapped_ = false;
 }
 
@@ -95,7 +95,7 @@ Filter::Filter(Filter&& o) noexcept : FilterView(static_cast<const FilterView&>(
 Filter& Filter::operator=(Filter&& o) noexcept {
   if (this != &o) {
     Release();
-    static_cast<FilterView&>(*this) = static_cast<const FilterView&>(o);
+    FilterView::operator=(o);
     inserted_ = o.inserted();
     mmapped_ = o.mmapped_;
     o.BecomeEmpty();

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "engine/src/bytes.h"
+#include "engine/src/errors.h"
 #include "engine/src/filter_access.h"
 #include "engine/src/hash_inline.h"
 #include "engine/src/path.h"
@@ -62,7 +63,14 @@ uint64_t Checksum(const uint8_t* header, const uint8_t* payload, uint64_t payloa
 }
 
 
-std::array<uint8_t, kFormatHeaderBytes> EncodeHeader(const FilterView& f) {
+// The file format has no empty filter (a header of 0 blocks fails at byte 24),
+// so the empty filter (default-constructed or moved from) is refused before
+// anything is written: a save never produces a file that does not load.
+std::array<uint8_t, kFormatHeaderBytes> EncodeHeader(const FilterView& f, const std::string& op) {
+  if (f.empty())
+    detail::Invalid(op +
+                    ": the filter is empty (default-constructed or moved from, 0 blocks): expected a filter of at least "
+                    "1 block (a filter file cannot hold the empty filter; assign a filter to it first)");
   std::array<uint8_t, kFormatHeaderBytes> h{};
   std::memcpy(h.data() + kOffMagic, kFormatMagic, sizeof kFormatMagic);
   StoreLE(h.data() + kOffVersion, kFormatVersion, 4);
@@ -205,7 +213,7 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
 // ---- Buffers -----------------------------------------------------------------------
 
 std::vector<uint8_t> SerializeFilter(const FilterView& filter) {
-  const auto header = EncodeHeader(filter);
+  const auto header = EncodeHeader(filter, "SerializeFilter");
   std::vector<uint8_t> out(kFormatHeaderBytes + filter.byte_size());
   std::memcpy(out.data(), header.data(), kFormatHeaderBytes);
   std::memcpy(out.data() + kFormatHeaderBytes, filter.data(), filter.byte_size());
@@ -229,7 +237,7 @@ void WriteFileAtomic(const std::string& path, std::span<const std::span<const ui
 void RemovePendingTempFiles() noexcept { detail::RemovePendingTempFiles(); }
 
 void SaveFilter(const FilterView& filter, const std::string& path) {
-  const auto header = EncodeHeader(filter);
+  const auto header = EncodeHeader(filter, path + ": SaveFilter");
   const std::span<const uint8_t> parts[] = {{header.data(), header.size()}, {filter.data(), filter.byte_size()}};
   WriteFileAtomic(path, parts);
 }
@@ -281,8 +289,8 @@ MappedFilter MappedFilter::Open(const std::string& path) {
   const FilterHeader h = ValidateFilterBytes(file.bytes(), path);
   MappedFilter m;
   // mmap returns a page-aligned address; the payload sits at 64 bytes past it.
-  static_cast<FilterView&>(m) = detail::FilterAccess::View(h.layout, h.k, h.num_blocks, h.hash, h.seed, h.inserted,
-                                                          file.bytes().data() + kFormatHeaderBytes);
+  m.FilterView::operator=(detail::FilterAccess::View(h.layout, h.k, h.num_blocks, h.hash, h.seed, h.inserted,
+                                                     file.bytes().data() + kFormatHeaderBytes));
   m.header_ = h;
   std::tie(m.map_, m.map_len_) = file.Release();
   return m;
@@ -293,17 +301,17 @@ MappedFilter::MappedFilter(MappedFilter&& o) noexcept
       map_(std::exchange(o.map_, nullptr)),
       map_len_(std::exchange(o.map_len_, 0)),
       header_(o.header_) {
-  static_cast<FilterView&>(o) = FilterView();
+  o.FilterView::operator=(FilterView());
 }
 
 MappedFilter& MappedFilter::operator=(MappedFilter&& o) noexcept {
   if (this != &o) {
     Unmap();
-    static_cast<FilterView&>(*this) = static_cast<const FilterView&>(o);
+    FilterView::operator=(o);
     map_ = std::exchange(o.map_, nullptr);
     map_len_ = std::exchange(o.map_len_, 0);
     header_ = o.header_;
-    static_cast<FilterView&>(o) = FilterView();
+    o.FilterView::operator=(FilterView());
   }
   return *this;
 }

@@ -254,7 +254,9 @@ Filter ImportParquet(std::span<const uint8_t> bytes, std::string_view name) {
 
 bool IsParquetCompatible(const Filter& f, std::string* why) {
   std::string diff;
-  if (f.layout() != Layout::kSplit256) {
+  if (f.empty()) {  // the empty filter's layout says nothing: name what it is
+    diff = "the filter is empty (default-constructed or moved from, 0 blocks): expected a filter of at least 1 block";
+  } else if (f.layout() != Layout::kSplit256) {
     diff = "layout is " + std::string(LayoutName(f.layout())) + ": expected split256";
   } else if (f.hash_kind() != HashKind::kXxh64) {
     diff = "hash is " + std::string(HashName(f.hash_kind())) + ": expected xxh64";

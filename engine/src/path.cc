@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,16 +15,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <stdexcept>
 #include <string>
 
 namespace blockbloom::detail {
 namespace {
-
-// When this process started (near enough: when the library's static data was
-// initialised). Stale temporary files must be older than this.
-const std::time_t kProcessStart = std::time(nullptr);
 
 [[noreturn]] void SysFail(const std::string& what, const std::string& path, int err) {
   throw std::runtime_error("blockbloom: " + path + ": " + what + ": " + std::strerror(err));
@@ -82,8 +78,10 @@ std::string BaseOf(const std::string& path) {
 }
 
 // Removes "<base>.tmp.<pid>.<6 chars>" files beside `path` whose writer is
-// dead and that are older than this process: what a killed writer left.
-// Best effort: anything unexpected is left alone.
+// dead (kill(pid, 0) says ESRCH): what a killed writer left. The file's age
+// does not matter: a writer killed this very second (or on a host whose clock
+// runs ahead) left a file as stale as an old one, and a live writer's file is
+// kept however old it is. Best effort: anything unexpected is left alone.
 void RemoveStaleTemps(const std::string& path) {
   const std::string dir = DirOf(path);
   const std::string prefix = BaseOf(path) + ".tmp.";
@@ -105,10 +103,16 @@ void RemoveStaleTemps(const std::string& path) {
     const std::string full = dir + "/" + name;
     struct stat st;
     if (::lstat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    if (st.st_mtime >= kProcessStart) continue;
     ::unlink(full.c_str());
   }
   ::closedir(d);
+}
+
+// "the file size limit (ulimit -f) of N bytes", for EFBIG.
+std::string FileSizeLimit() {
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return "the file size limit";
+  return "the file size limit (ulimit -f) of " + std::to_string(static_cast<uint64_t>(lim.rlim_cur)) + " bytes";
 }
 
 // Six characters for a temporary name: not secret, only unlikely to collide
@@ -140,6 +144,7 @@ OutputTarget ResolveOutput(const std::string& path) {
   OutputTarget t;
   t.path = path;
   if (path.empty()) throw std::runtime_error("blockbloom: the output path is empty: expected a file name");
+  CheckPath(path);
   struct stat lst;
   if (::lstat(path.c_str(), &lst) != 0) {
     if (errno == ENOENT) return t;  // a new name (a missing directory fails at create)
@@ -169,6 +174,14 @@ OutputTarget ResolveOutput(const std::string& path) {
 
 }  // namespace
 
+void CheckPath(const std::string& path) {
+  const size_t nul = path.find('\0');
+  if (nul == std::string::npos) return;
+  throw std::invalid_argument("blockbloom: the path \"" + path.substr(0, nul) + "\\0...\" has a NUL byte at byte " +
+                              std::to_string(nul) + ": expected a path without NUL bytes (the system would read it as " +
+                              "\"" + path.substr(0, nul) + "\")");
+}
+
 const char* FileKind(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";
   if (S_ISDIR(mode)) return "a directory";
@@ -181,6 +194,7 @@ const char* FileKind(mode_t mode) {
 }
 
 int OpenRegularFile(const std::string& path, uint64_t* size) {
+  CheckPath(path);
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of
   // waiting; O_NOCTTY: a terminal never becomes ours.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -261,7 +275,11 @@ void WriteFileAtomic(const std::string& path, std::span<const std::span<const ui
       const ssize_t w = ::write(fd, q, left);
       if (w < 0) {
         if (errno == EINTR) continue;
-        fail("cannot write the temporary file");
+        const int e = errno;
+        const std::string what =
+            e == EFBIG ? "cannot write the temporary file past " + FileSizeLimit() : "cannot write the temporary file";
+        errno = e;
+        fail(what);
       }
       q += w;
       left -= static_cast<size_t>(w);

@@ -15,9 +15,12 @@
 // final mode (an existing file's mode, owner and group where permitted; else
 // 0666 less the umask) and is named "<output>.tmp.<pid>.<6 characters>": while
 // it exists it is listed for RemovePendingTempFiles() (async-signal-safe, for
-// the CLI's SIGINT/SIGTERM handler), and the next write to the same output
-// removes such files whose writer process is dead and that are older than the
-// current process.
+// the CLI's handler of the terminating signals), and the next write to the
+// same output removes such files whose writer process is dead (kill(pid, 0)
+// fails with ESRCH), whatever their timestamp.
+//
+// A path with a NUL byte is refused (std::invalid_argument) before any system
+// call, which would read only the part before it.
 #ifndef BLOCKBLOOM_ENGINE_PATH_H_
 #define BLOCKBLOOM_ENGINE_PATH_H_
 
@@ -28,6 +31,10 @@
 #include <string>
 
 namespace blockbloom::detail {
+
+// Throws std::invalid_argument "blockbloom: the path "out\0..." has a NUL
+// byte at byte 3: expected a path without NUL bytes ..." if `path` holds one.
+void CheckPath(const std::string& path);
 
 // "a FIFO", "a directory", "a socket", "a character device", ... for a mode.
 const char* FileKind(mode_t mode);

@@ -74,13 +74,17 @@ def params(n: int, fpr: float, layout: str | None = "blocked512"):
     return _params(n, fpr, layout)
 
 
-def load(path: str | _os.PathLike) -> Filter:
-    """Filter.load: read and validate a filter file into memory."""
+def load(path: str | bytes | _os.PathLike) -> Filter:
+    """Filter.load: read and validate a filter file into memory.
+
+    Paths are taken as open() takes them (os.fsencode: any bytes, UTF-8 or not); a path with a
+    NUL byte raises ValueError("embedded null byte"), as open() does.
+    """
     return Filter.load(_os.fspath(path))
 
 
-def open(path: str | _os.PathLike) -> FilterView:  # noqa: A001 - mirrors Filter.open
-    """Filter.open: map a filter file read-only (FilterView), queried in place."""
+def open(path: str | bytes | _os.PathLike) -> FilterView:  # noqa: A001 - mirrors Filter.open
+    """Filter.open: map a filter file read-only (FilterView), queried in place (paths as load())."""
     return Filter.open(_os.fspath(path))
 
 

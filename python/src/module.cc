@@ -77,9 +77,25 @@ auto FileOp(Fn&& fn) -> decltype(fn()) {
   }
 }
 
-// A path: str, bytes or os.PathLike (os.fspath).
+// A path as Python's open() takes it: str, bytes or os.PathLike, encoded with
+// os.fsencode (the file system encoding with surrogateescape, so a str from
+// os.fsdecode or os.listdir gives back the name's exact bytes, UTF-8 or not).
+// A NUL byte raises ValueError("embedded null byte") as open() does: the
+// system would read only the part before it.
 std::string PathArg(py::handle path) {
-  return py::module_::import("os").attr("fspath")(path).cast<std::string>();
+  const py::module_ os = py::module_::import("os");
+  std::string bytes = os.attr("fsencode")(os.attr("fspath")(path)).cast<std::string>();
+  if (bytes.find('\0') != std::string::npos) throw py::value_error("embedded null byte");
+  return bytes;
+}
+
+// A message for Python from C++ text that may hold a path's raw bytes: valid
+// UTF-8 as is, any other byte as \xNN (an exception's str() must be a str;
+// decoding it as strict UTF-8 would fail and lose the message).
+py::str MessageStr(const char* what) {
+  PyObject* s = PyUnicode_DecodeUTF8(what, static_cast<py::ssize_t>(std::strlen(what)), "backslashreplace");
+  if (s == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
 }
 
 Layout LayoutArg(const std::string& name) { return blockbloom::LayoutFromName(name); }
@@ -589,11 +605,13 @@ PYBIND11_MODULE(_core, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const blockbloom::FormatError& e) {
-      py::object err = py::reinterpret_borrow<py::object>(format_error)(e.what());
+      py::object err = py::reinterpret_borrow<py::object>(format_error)(MessageStr(e.what()));
       err.attr("offset") = e.offset();
       PyErr_SetObject(format_error.ptr(), err.ptr());
     } catch (const IoError& e) {
-      PyErr_SetString(PyExc_OSError, e.what());
+      PyErr_SetObject(PyExc_OSError, MessageStr(e.what()).ptr());
+    } catch (const std::invalid_argument& e) {  // as pybind11's ValueError, but any bytes of a path kept
+      PyErr_SetObject(PyExc_ValueError, MessageStr(e.what()).ptr());
     }
   });
 
@@ -771,6 +789,21 @@ process mapping the same file. The same queries and introspection as Filter; no 
     py::gil_scoped_release release;
     return FileOp([&] { return std::make_unique<PyView>(MappedFilter::Open(path)); });
   }, py::arg("path"), "Maps a filter file read-only and validates it (FilterView); FormatError / OSError as load().");
+
+  // Filter.__new__(Filter) would give an instance whose C++ object was never
+  // built (pybind11 allocates in __new__ and constructs in __init__; these
+  // classes come from factories and have no __init__), and every method on it
+  // would read uninitialised memory: to_bytes() wrote garbage, may_contain()
+  // crashed. Python-level __new__ is refused; pybind11 makes the instances it
+  // returns with tp_alloc, not __new__, and pickling goes through __reduce__.
+  const auto refuse_new = [](const char* what) {
+    return py::staticmethod(py::cpp_function([what](py::args, py::kwargs) -> py::object {
+      throw py::type_error(std::string("blockbloom: ") + what);
+    }));
+  };
+  filter.attr("__new__") = refuse_new(
+      "a Filter is made by Filter.for_keys, Filter.with_bytes, load, from_bytes or from_parquet, not by __new__");
+  view.attr("__new__") = refuse_new("a FilterView is made by blockbloom.open (Filter.open), not by __new__");
 
   m.def("params", [](uint64_t n, double fpr, const std::string& layout) {
     return ParamsDict(blockbloom::SolveForKeys(LayoutArg(layout), n, fpr), n);

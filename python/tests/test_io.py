@@ -119,6 +119,62 @@ def test_missing_file_is_an_os_error(tmp_path):
         filled().save(tmp_path / "no-such-dir" / "f.bbf")
 
 
+def test_a_path_with_a_nul_byte_is_refused_as_open_refuses_it(tmp_path):
+    # The system would read only the part before the NUL: load/open would read
+    # the victim and save would write "out". Python's open() raises ValueError.
+    victim = tmp_path / "victim.bbf"
+    filled().save(victim)
+    for bad in (str(victim) + "\0x", os.fsencode(victim) + b"\0x"):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            blockbloom.load(bad)
+        with pytest.raises(ValueError, match="embedded null byte"):
+            Filter.load(bad)
+        with pytest.raises(ValueError, match="embedded null byte"):
+            blockbloom.open(bad)
+        with pytest.raises(ValueError, match="embedded null byte"):
+            Filter.open(bad)
+    out = tmp_path / "out"
+    for bad in (str(out) + "\0evil.bbf", os.fsencode(out) + b"\0evil.bbf"):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            filled().save(bad)
+    assert sorted(os.listdir(tmp_path)) == ["victim.bbf"]
+
+
+def test_a_non_utf8_path_is_a_file_name_like_any_other(tmp_path):
+    # bytes, and the str os.fsdecode makes of them, name the same file (os.fsencode).
+    name = os.fsencode(tmp_path) + b"/caf\xe9.bbf"
+    f = filled()
+    f.save(name)
+    assert os.path.exists(name)
+    assert blockbloom.load(name) == f
+    assert blockbloom.load(os.fsdecode(name)) == f
+    assert blockbloom.open(name).to_filter() == f
+    missing = os.fsencode(tmp_path) + b"/\xff\xfe.bbf"
+    # The message names the file, its undecodable bytes escaped: never an empty OSError.
+    with pytest.raises(OSError, match=r"\\xff\\xfe\.bbf: cannot open") as e:
+        blockbloom.load(missing)
+    assert str(e.value)
+    with pytest.raises(OSError, match=r"\\xff\\xfe\.bbf: cannot open"):
+        blockbloom.open(os.fsdecode(missing))
+    # A FormatError names the file the same way.
+    bad = os.fsencode(tmp_path) + b"/\xff.bbf"
+    with open(bad, "wb") as out:
+        out.write(b"x" * 100)
+    with pytest.raises(FormatError, match=r"\\xff\.bbf: byte 0: magic"):
+        blockbloom.load(bad)
+
+
+def test_an_instance_without_its_cpp_object_cannot_be_made():
+    # __new__ without __init__ gave an object whose methods read uninitialised
+    # memory (to_bytes wrote garbage, may_contain crashed).
+    with pytest.raises(TypeError, match="Filter.for_keys"):
+        Filter.__new__(Filter)
+    with pytest.raises(TypeError, match="blockbloom.open"):
+        blockbloom.FilterView.__new__(blockbloom.FilterView)
+    f = filled()
+    assert pickle.loads(pickle.dumps(f)) == f  # factories and pickling are unaffected
+
+
 def test_parquet_split_block_filter_round_trip():
     f = Filter.for_keys(10_000, 0.01, layout="split256", hash="xxh64")
     f.insert([f"v{i}" for i in range(10_000)])

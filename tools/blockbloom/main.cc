@@ -3,8 +3,12 @@
 //
 // Every command's output to stdout is checked: a failed write (a full disk,
 // a closed pipe or descriptor) is one line on stderr and exit status 1.
-// SIGINT and SIGTERM remove the temporary file of an output being written,
-// then end the process as the signal would.
+// Every catchable signal whose default action ends the process (SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, ..., the real-time signals)
+// removes the temporary file of an output being written, then ends the
+// process as the signal would. SIGXFSZ is ignored: an output past the file
+// size limit (ulimit -f) fails its write() with EFBIG, which is reported in
+// one line, and the temporary file is removed.
 #include <signal.h>
 
 #include <cerrno>
@@ -126,16 +130,45 @@ extern "C" void OnTerminatingSignal(int sig) {
   ::raise(sig);
 }
 
+// The asynchronous signals whose default action is to end the process (the
+// faults, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, are left
+// to their default and to sanitizers; SIGKILL and SIGSTOP cannot be caught).
+constexpr int kTerminatingSignals[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
+
+void CatchTerminating(int sig) {
+  struct sigaction old {};
+  // A signal the caller ignores (nohup, a background job) stays ignored, and
+  // one a preloaded library already handles (a profiler's SIGPROF) stays its.
+  if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) return;
+  struct sigaction sa {};
+  sa.sa_handler = OnTerminatingSignal;
+  sigemptyset(&sa.sa_mask);
+  // Every other terminating signal waits while the handler runs, so two
+  // signals in a row still unlink before the process ends.
+  for (int other : kTerminatingSignals) sigaddset(&sa.sa_mask, other);
+  ::sigaction(sig, &sa, nullptr);
+}
+
 void InstallSignalHandlers() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction old {};
-    // A signal the caller ignores (nohup, a background job) stays ignored.
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    struct sigaction sa {};
-    sa.sa_handler = OnTerminatingSignal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(sig, &sa, nullptr);
-  }
+  for (int sig : kTerminatingSignals) CatchTerminating(sig);
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) CatchTerminating(sig);
+#endif
+  // Past `ulimit -f` the kernel sends SIGXFSZ, whose default would kill the
+  // process silently and leave the temporary file; ignored, the write fails
+  // with EFBIG and WriteFileAtomic reports it and removes the file.
+  ::signal(SIGXFSZ, SIG_IGN);
 }
 
 // Flushes stdout; false (errno set) if anything written to it was lost.

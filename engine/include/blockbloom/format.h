@@ -97,12 +97,21 @@ struct FilterHeader {
 //  - a directory, FIFO, socket or device: refused before anything is written,
 //    with one line naming what it is ("blockbloom: out: is a FIFO: expected a
 //    regular file or a new name ..."). Nothing is ever written *into* a file.
+//  - a path with a NUL byte: refused with std::invalid_argument (the system
+//    would read only the part before it). LoadFilter and MappedFilter::Open
+//    refuse it too.
 // Temporary files are named "<target>.tmp.<pid>.<6 characters>". A process
-// killed while writing may leave one; the next write to the same target
-// removes those whose writer process is dead and that are older than the
-// writing process. RemovePendingTempFiles() removes this process's own (the
-// CLI calls it on SIGINT and SIGTERM).
-// Throws std::runtime_error naming the path and the failing step.
+// killed while writing may leave one (SIGKILL; the CLI removes its own on
+// every catchable terminating signal); the next write to the same target
+// removes those whose writer process is dead (kill(pid, 0) fails with ESRCH),
+// whatever their timestamp. RemovePendingTempFiles() removes this process's
+// own, from a signal handler. Past the file size limit (ulimit -f) the write
+// fails with EFBIG and a message, the temporary file removed, in a process
+// that ignores SIGXFSZ (the CLI and Python do); left at its default, SIGXFSZ
+// kills the process first.
+// Throws std::runtime_error naming the path and the failing step, and
+// std::invalid_argument, writing nothing, for the empty filter (default-
+// constructed or moved from): the format has no file of 0 blocks.
 void SaveFilter(const FilterView& filter, const std::string& path);
 
 // Reads and validates the whole file (size, magic, version, layout, hash, k,
@@ -120,6 +129,7 @@ Filter LoadFilter(const std::string& path);
 void LoadFilter(const std::string& path, Filter* into);
 
 // ---- Buffers (the same format in memory) ---------------------------------------
+// Throws std::invalid_argument for the empty filter, as SaveFilter.
 std::vector<uint8_t> SerializeFilter(const FilterView& filter);
 // `name` only labels error messages.
 Filter DeserializeFilter(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
@@ -132,8 +142,9 @@ FilterHeader ValidateFilterBytes(std::span<const uint8_t> bytes, std::string_vie
 void WriteFileAtomic(const std::string& path, std::span<const std::span<const uint8_t>> parts);
 
 // Unlinks the temporary files this process's SaveFilter / WriteFileAtomic calls
-// are writing at this moment. Async-signal-safe: call it from a SIGINT or
-// SIGTERM handler, then let the signal take its course.
+// are writing at this moment. Async-signal-safe: call it from the handler of
+// a terminating signal (SIGINT, SIGTERM, SIGQUIT, ...), then let the signal
+// take its course.
 void RemovePendingTempFiles() noexcept;
 
 // ---- A mapped file ---------------------------------------------------------------

@@ -13,6 +13,17 @@
 // view()) is valid while that object lives and is not moved from or assigned
 // to, like a std::string_view. Building one from a temporary does not compile.
 //
+// A FilterView is copied, never assigned: its assignment is protected. A
+// `FilterView&` may name a Filter or a MappedFilter, which own their payload,
+// and assigning a view through it would re-seat that owner onto another's
+// payload (the old one leaked, the new one freed twice). So
+//   FilterView& v = filter;  v = other;   // does not compile
+// and neither does reseating a plain view; make a new one instead (or hold
+// std::optional<FilterView> and emplace); a class holding a view by value,
+// as TypedView (typed.h), is likewise copyable but not assignable. Copying a
+// view from a Filter, which slices it to the non-owning part, is safe and
+// stays public.
+//
 // Stages: hash the key (XXH3 or XXH64 with the filter's seed), pick the block
 // (fastrange on the high 32 bits), build the probe mask from the low 32 bits,
 // test it. The bits of every layout are defined by its scalar reference
@@ -65,7 +76,6 @@ class FilterView {
   // The empty filter (see above).
   FilterView() noexcept;
   FilterView(const FilterView&) = default;
-  FilterView& operator=(const FilterView&) = default;
   // A view of a temporary would dangle at once.
   FilterView(Filter&&) = delete;
   FilterView(MappedFilter&&) = delete;
@@ -135,6 +145,9 @@ class FilterView {
  protected:
   FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind hash, uint64_t seed, uint64_t inserted,
              const uint8_t* bits) noexcept;
+  // Protected (see above): only an owner re-seats its own view part, through
+  // FilterView::operator= on itself.
+  FilterView& operator=(const FilterView&) = default;
 
   Layout layout_;
   uint32_t k_;
