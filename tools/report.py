@@ -730,18 +730,28 @@ def boost_table(res):
                              f"read-modify-write | batch | {fmt(h.ns if h else None)} / {fmt(fr.ns if fr else None)} / "
                              f"{fmt(fw.ns if fw else None)} | | |")
             if fl:
-                # The bound on any filter of this size here: one random line per key, hashes free.
-                best = [b for b in (res.get("query_absent", theirs, 10, size, keys, "batch", target="native")
-                                    for _, theirs, _ in BOOST_PAIRS) if b]
-                verdict = ""
-                if best:
-                    b = min(best, key=lambda r: r.ns)
-                    goal = b.ns / 1.5
-                    verdict = (f"; 1.5x Boost's fastest batch query ({fmt(b.ns)}) needs {fmt(goal)} ns/key: "
-                               + ("below this floor, out of reach for any filter here" if goal < fl.ns
-                                  else "above this floor"))
-                lines.append(f"| {keys} | {size} | the line alone (one random line read, hashes precomputed){verdict} "
-                             f"| batch | {fmt(fl.ns)} | | |")
+                # floor_line is a reference, not a bound: it reads one random line per precomputed hash
+                # through its own loop, and filter rows have run below it (issue 20: 10M keys, split256's
+                # batch query 3.90 ns/key against floor_line 6.14). The bound quoted is the best row of the
+                # run: the fastest batch query of any filter here, ours or Boost's, which no row beats.
+                rows = [r for r in (res.get("query_absent", lay, 10, size, keys, "batch",
+                                            target="native" if lay.startswith("boost_") else None)
+                                    for pair in BOOST_PAIRS for lay in pair[:2]) if r]
+                below = [r for r in rows if r.ns < fl.ns]
+                note = (f"not a bound: {len(below)} filter row(s) of this size run below it"
+                        if below else "no filter row of this size runs below it")
+                lines.append(f"| {keys} | {size} | reference: one random line read per precomputed hash "
+                             f"({note}) | batch | {fmt(fl.ns)} | | |")
+                if rows:
+                    best = min(rows, key=lambda r: r.ns)
+                    boost = [r for r in rows if r.layout.startswith("boost_")]
+                    verdict = ""
+                    if boost:
+                        b = min(boost, key=lambda r: r.ns)
+                        verdict = (f"; 1.5x Boost's fastest batch query ({fmt(b.ns)}) is {fmt(b.ns / 1.5)} ns/key, "
+                                   f"{fmt(b.ns / 1.5 / best.ns)}x the best row")
+                    lines.append(f"| {keys} | {size} | best row (the bound this run measured: the fastest batch "
+                                 f"query, {best.layout}){verdict} | batch | {fmt(best.ns)} | | |")
     return lines + [""]
 
 
