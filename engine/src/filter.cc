@@ -21,13 +21,31 @@ namespace blockbloom {
 using detail::FilterAccess;
 using detail::Invalid;
 
+namespace {
+
+void CheckHashKind(HashKind hash) {
+  if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(HashKind::kMulx))
+    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64 or mulx");
+}
+
+std::string ToHex(uintptr_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), kDigits[v % 16]);
+    v /= 16;
+  } while (v != 0);
+  return s;
+}
+
+}  // namespace
+
 // ---- Construction ---------------------------------------------------------------
 
 Filter::Filter(Layout layout, uint64_t num_blocks, uint32_t k, HashKind hash, uint64_t seed) {
   CheckLayoutK(layout, k);
   CheckLayoutBlocks(layout, num_blocks);
-  if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(HashKind::kMulx))
-    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64 or mulx");
+  CheckHashKind(hash);
   const uint64_t bytes = LayoutPayloadBytes(layout, num_blocks);
   const detail::LineMemory m = detail::AllocateLines(bytes);
   FilterView::operator=(FilterAccess::View(layout, k, num_blocks, hash, seed, 0, m.data));
@@ -71,13 +89,54 @@ Filter Filter::CopyOf(const FilterView& v) {
   return f;
 }
 
+// ---- Caller-owned memory -------------------------------------------------------------
+
+uint64_t Filter::RequiredBytes(Layout layout, uint64_t num_blocks) {
+  CheckLayoutBlocks(layout, num_blocks);
+  return LayoutPayloadBytes(layout, num_blocks);
+}
+
+Filter Filter::InBuffer(std::span<uint8_t> buffer, Layout layout, uint64_t num_blocks, uint32_t k, HashKind hash,
+                        uint64_t seed, BufferInit init, uint64_t inserted) {
+  CheckLayoutK(layout, k);
+  CheckHashKind(hash);
+  const uint64_t need = RequiredBytes(layout, num_blocks);
+  const std::string what = std::string(LayoutName(layout)) + " with " + std::to_string(num_blocks) + " " +
+                           std::string(LayoutUnitName(layout));
+  if (buffer.size() < need)
+    Invalid("buffer = " + std::to_string(buffer.size()) + " bytes is too small: " + what +
+            " needs RequiredBytes = " + std::to_string(need) + " bytes");
+  const auto address = reinterpret_cast<uintptr_t>(buffer.data());
+  if (address % kRequiredAlignment != 0)
+    Invalid("buffer address 0x" + ToHex(address) + " is not aligned: expected a multiple of " +
+            std::to_string(kRequiredAlignment) + " (RequiredAlignment)");
+  if (init == BufferInit::kClear) {
+    std::memset(buffer.data(), 0, need);
+  } else {
+    // Past the last block the kernels' whole-line loads see padding that must be zero.
+    const uint64_t bits = LayoutBits(layout, num_blocks);
+    for (uint64_t i = bits / 8; i < need; ++i) {
+      const unsigned used = i == bits / 8 ? static_cast<unsigned>(bits % 8) : 0;  // the filter's bits in byte i
+      if ((buffer[i] >> used) != 0)
+        Invalid("buffer byte " + std::to_string(i) + " is " + std::to_string(buffer[i]) + ": " + what +
+                " ends at bit " + std::to_string(bits) +
+                " and the padding after it must be zero (BufferInit::kKeep expects a filter's payload)");
+    }
+  }
+  Filter f;
+  f.FilterView::operator=(FilterAccess::View(layout, k, num_blocks, hash, seed, inserted, buffer.data()));
+  f.borrowed_ = true;
+  return f;
+}
+
 void Filter::Release() noexcept {
-  if (num_blocks_ != 0) detail::FreeLines({bits_, bytes_, mmapped_});
+  if (num_blocks_ != 0 && !borrowed_) detail::FreeLines({bits_, bytes_, mmapped_});
 }
 
 void Filter::BecomeEmpty() noexcept {
   FilterView::operator=(FilterView());
   mmapped_ = false;
+  borrowed_ = false;
 }
 
 Filter::Filter(const Filter& o) : Filter(CopyOf(o)) {}
@@ -87,7 +146,8 @@ Filter& Filter::operator=(const Filter& o) {
   return *this;
 }
 
-Filter::Filter(Filter&& o) noexcept : FilterView(static_cast<const FilterView&>(o)), mmapped_(o.mmapped_) {
+Filter::Filter(Filter&& o) noexcept
+    : FilterView(static_cast<const FilterView&>(o)), mmapped_(o.mmapped_), borrowed_(o.borrowed_) {
   inserted_ = o.inserted();
   o.BecomeEmpty();
 }
@@ -98,6 +158,7 @@ Filter& Filter::operator=(Filter&& o) noexcept {
     FilterView::operator=(o);
     inserted_ = o.inserted();
     mmapped_ = o.mmapped_;
+    borrowed_ = o.borrowed_;
     o.BecomeEmpty();
   }
   return *this;

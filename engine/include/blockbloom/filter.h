@@ -74,6 +74,33 @@ class Filter : public FilterView {
   // A copy of this filter's bits as a new, owning filter.
   static Filter CopyOf(const FilterView& view);
 
+  // ---- Caller-owned memory ------------------------------------------------------
+  // A filter whose payload lives in memory the caller owns (an arena, shared
+  // memory, a page of a file the caller manages). The buffer must hold
+  // RequiredBytes(layout, num_blocks) bytes at an address that is a multiple of
+  // kRequiredAlignment (the kernels read whole 64-byte lines with aligned
+  // loads); InBuffer checks both and throws std::invalid_argument naming the
+  // buffer's size or address and what was expected. Such a filter inserts,
+  // queries, unions and saves (format.h) exactly as any Filter, and never
+  // allocates or frees its payload: the buffer must outlive it and every view
+  // of it, and nothing else may write the buffer while it does. A copy of it
+  // owns its own payload; moving it moves the borrow. The inserted count lives
+  // in the Filter object, not in the buffer: pass it back on re-attaching.
+  static constexpr size_t kRequiredAlignment = 64;
+  // LayoutPayloadBytes(layout, num_blocks) after the same checks as WithBlocks
+  // (the count of blocks, classic: bits); the bytes past the last block are
+  // zero padding up to a whole 64-byte line.
+  static uint64_t RequiredBytes(Layout layout, uint64_t num_blocks);
+  enum class BufferInit : uint8_t {
+    kClear,  // zero the first RequiredBytes bytes: an empty filter
+    kKeep,   // the buffer already holds such a filter's payload (its padding must be zero)
+  };
+  static Filter InBuffer(std::span<uint8_t> buffer, Layout layout, uint64_t num_blocks, uint32_t k,
+                         HashKind hash = HashKind::kXxh3, uint64_t seed = 0, BufferInit init = BufferInit::kClear,
+                         uint64_t inserted = 0);
+  // False for a filter over caller-owned memory (InBuffer); true otherwise.
+  bool owns_memory() const noexcept { return !borrowed_; }
+
   // ---- One key --------------------------------------------------------------
   // Inline: one call into the kernel (for uint64 keys the hash is fused in,
   // view.h), then the count, a relaxed load and store (a locked add per key
@@ -125,6 +152,7 @@ class Filter : public FilterView {
   void BecomeEmpty() noexcept;
 
   bool mmapped_ = false;
+  bool borrowed_ = false;  // InBuffer: the payload is the caller's, never freed here
 
   friend struct detail::FilterAccess;
   friend struct detail::TypedAccess;
