@@ -20,4 +20,17 @@
 #define HWY_WANT_AVX3_DL
 #endif
 
+// Highway 1.0.3 also counts AES and CLMUL among what its SSE4 and AVX2 targets
+// require, and so makes SSSE3 the static target of a file compiled with
+// -march=x86-64-v2, x86-64-v3 or haswell (g++ 12 sets neither __AES__ nor
+// __PCLMUL__ for them): typed.h then inlined 128-bit SSSE3 code, with its
+// 32-bit multiplies emulated, into a caller compiled for AVX2. No kernel uses
+// AES or CLMUL, so the project tells Highway not to gate SSE4 and AVX2 on them
+// (it then also leaves them out of those targets' attributes); the run-time
+// dispatch is unchanged (libhwy's CPU detection still asks for them).
+// tests/typed_simd.cc (-march=haswell) checks that its static target is AVX2.
+#ifndef HWY_DISABLE_PCLMUL_AES
+#define HWY_DISABLE_PCLMUL_AES
+#endif
+
 #endif  // BLOCKBLOOM_KERNELS_HWY_TARGETS_H_

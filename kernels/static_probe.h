@@ -49,6 +49,8 @@ inline constexpr bool kStaticFlagsCover = false;
 #else
 inline constexpr bool kStaticFlagsCover = true;
 #endif
+// The static target's name ("AVX2", "NEON", ...), for tests and reports.
+inline const char* StaticTargetName() { return hwy::TargetName(HWY_STATIC_TARGET); }
 // Whether this translation unit's static target is worth inlining (and can be).
 inline constexpr bool kStaticSimd =
     kStaticFlagsCover && HWY_STATIC_TARGET != HWY_EMU128 && HWY_STATIC_TARGET != HWY_SCALAR;

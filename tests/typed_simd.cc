@@ -9,6 +9,7 @@
 namespace blockbloom::typed_simd {
 
 bool StaticTargetIsSimd() { return kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd; }
+const char* StaticTargetName() { return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticTargetName(); }
 
 bool Run(Filter& f, const uint64_t* keys, size_t n, const uint64_t* probes, size_t np, uint8_t* out,
          uint8_t* out_hash) {

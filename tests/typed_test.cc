@@ -23,6 +23,7 @@
 namespace blockbloom {
 namespace typed_simd {  // tests/typed_simd.cc
 bool StaticTargetIsSimd();
+const char* StaticTargetName();
 bool Run(Filter& f, const uint64_t* keys, size_t n, const uint64_t* probes, size_t np, uint8_t* out,
          uint8_t* out_hash);
 }  // namespace typed_simd
@@ -96,6 +97,11 @@ TEST(Typed, ProjectFlagsMatchTheKernels) { ExpectSameAsKernels(&RunTypedCase); }
 TEST(Typed, SimdStaticTargetMatchesTheKernels) {
   if (!CpuRunsTypedSimd()) GTEST_SKIP() << "this CPU cannot run typed_simd.cc's code (AVX2 / AES)";
   EXPECT_TRUE(typed_simd::StaticTargetIsSimd()) << "typed_simd.cc was not compiled for a SIMD target";
+#if defined(__x86_64__) || defined(_M_X64)
+  // -march=haswell (tests/CMakeLists.txt): AVX2, not the SSSE3 that Highway 1.0.3
+  // picks when AES and CLMUL gate its AVX2 target (kernels/hwy_targets.h).
+  EXPECT_STREQ(typed_simd::StaticTargetName(), "AVX2");
+#endif
   ExpectSameAsKernels(&typed_simd::Run);
 }
 
