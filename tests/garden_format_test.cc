@@ -4,7 +4,9 @@
 // pin the format; corrupt, truncated and crafted files are refused with the
 // byte offset and leave the caller's object untouched; merges give the variant
 // of the union where defined and are refused with the reason where not.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "blockbloom/garden.h"
@@ -219,6 +222,164 @@ TYPED_TEST(GardenFormat, CorruptionIsRefusedWithAnOffsetAndChangesNothing) {
   EXPECT_THROW(LoadGarden<T>(path, &into), FormatError);
   EXPECT_EQ(SerializeGarden(into), bytes) << "a failed load leaves the object untouched";
   EXPECT_THROW(LoadGarden<T>(TempPath("does-not-exist.bbg"), &into), std::runtime_error);
+  std::remove(path.c_str());
+}
+
+// ---- Moved-from variants: empty and defined, as a moved-from Filter -------------------
+
+// One write of key 7 (Insert, or Add for the sketch) and its answer (Estimate,
+// Count or MayContain).
+template <typename T>
+void WriteSeven(T& v) {
+  if constexpr (requires { v.Add(uint64_t{7}); }) {
+    v.Add(uint64_t{7});
+  } else {
+    (void)v.Insert(uint64_t{7});
+  }
+}
+template <typename T>
+uint64_t AnswerSeven(const T& v) {
+  if constexpr (requires { v.Estimate(uint64_t{7}); }) {
+    return v.Estimate(uint64_t{7});
+  } else if constexpr (requires { v.Count(uint64_t{7}); }) {
+    return v.Count(uint64_t{7});
+  } else {
+    return v.MayContain(uint64_t{7});
+  }
+}
+template <typename F>
+void ExpectMovedFromThrow(F&& f, const char* what) {
+  try {
+    f();
+    ADD_FAILURE() << what << " of a moved-from variant did not throw";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("moved from"), std::string::npos) << what << ": " << e.what();
+  }
+}
+
+// Once crashes (SIGSEGV on Count, Insert, MayContain, Estimate, SaveGarden) and
+// unloadable files ("number of blocks = 0"); now a moved-from variant answers
+// 0 / false, refuses writes and saves, and becomes whole again when assigned.
+TYPED_TEST(GardenFormat, AMovedFromVariantIsEmptyAndDefined) {
+  using T = TypeParam;
+  T a = Make<T>();
+  WriteSeven(a);
+  ASSERT_FALSE(a.empty());
+  ASSERT_NE(AnswerSeven(a), 0u);
+  T b = std::move(a);
+  // NOLINTBEGIN(bugprone-use-after-move): the moved-from state is what is tested.
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(AnswerSeven(a), 0u);
+  if constexpr (requires { a.MayContain(uint64_t{7}); }) {
+    EXPECT_FALSE(a.MayContain(uint64_t{7}));
+  }
+  ExpectMovedFromThrow([&] { WriteSeven(a); }, "a write");
+  ExpectMovedFromThrow([&] { (void)SerializeGarden(a); }, "SerializeGarden");
+  const std::string path = TempPath("moved-from.bbg");
+  ExpectMovedFromThrow([&] { SaveGarden(a, path); }, "SaveGarden");
+  EXPECT_NE(::access(path.c_str(), F_OK), 0) << "a refused save wrote " << path;
+  if constexpr (!std::is_same_v<T, BitwiseFilter> && !std::is_same_v<T, StableFilter>) {  // these never merge
+    ExpectMovedFromThrow([&] { a.MergeFrom(b); }, "MergeFrom");
+  }
+  // The batch paths answer 0 and refuse writes too.
+  const uint64_t hashes[3] = {1, 2, 3};
+  if constexpr (requires { a.CountHashBatch(hashes, std::span<uint64_t>()); }) {
+    std::vector<uint64_t> out(3, 9);
+    a.CountHashBatch(hashes, out);
+    EXPECT_EQ(out, std::vector<uint64_t>(3, 0));
+  }
+  if constexpr (requires { a.CountHashBatch(hashes, std::span<uint8_t>()); }) {
+    std::vector<uint8_t> out(3, 9);
+    a.CountHashBatch(hashes, out);
+    EXPECT_EQ(out, std::vector<uint8_t>(3, 0));
+  }
+  if constexpr (requires { a.MayContainHashBatch(hashes, std::span<uint8_t>()); }) {
+    std::vector<uint8_t> out(3, 9);
+    EXPECT_EQ(a.MayContainHashBatch(hashes, out), 0u);
+    EXPECT_EQ(out, std::vector<uint8_t>(3, 0));
+  }
+  if constexpr (requires { a.EstimateHashBatch(hashes, std::span<uint64_t>()); }) {
+    std::vector<uint64_t> out(3, 9);
+    a.EstimateHashBatch(hashes, out);
+    EXPECT_EQ(out, std::vector<uint64_t>(3, 0));
+  }
+  if constexpr (requires { a.InsertHashBatch(hashes); }) {
+    ExpectMovedFromThrow([&] { a.InsertHashBatch(hashes); }, "InsertHashBatch");
+  }
+  if constexpr (requires { a.AddHashBatch(hashes); }) {
+    ExpectMovedFromThrow([&] { a.AddHashBatch(hashes); }, "AddHashBatch");
+  }
+  // Assigning a whole variant makes it whole.
+  a = std::move(b);
+  EXPECT_FALSE(a.empty());
+  EXPECT_NE(AnswerSeven(a), 0u);
+  WriteSeven(a);
+  EXPECT_EQ(SerializeGarden(DeserializeGarden<T>(SerializeGarden(a))), SerializeGarden(a));
+  // NOLINTEND(bugprone-use-after-move)
+}
+
+// ---- Reading files: only regular files, header first ----------------------------------
+
+// What path.h promises for LoadFilter holds for garden files: a FIFO (which
+// once blocked open() forever), a device or a directory is refused at once,
+// naming what it is.
+TEST(GardenFileInput, OnlyRegularFilesAreOpened) {
+  const std::string fifo = TempPath("fifo.bbg");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A writer holds the FIFO open, so even a blocking open() returns here and
+  // the test cannot hang whatever the loader does; the refusal must still come.
+  const int writer = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(writer, 0);
+  auto expect_refused = [](const std::string& path, const std::string& says) {
+    try {
+      (void)ReadGardenFile(path);
+      ADD_FAILURE() << path << " was read";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((void)LoadGarden<CountingFilter>(path), std::runtime_error);
+  };
+  expect_refused(fifo, fifo + ": is a FIFO: expected a regular file");
+  ::close(writer);
+  std::remove(fifo.c_str());
+  expect_refused(::testing::TempDir(), "is a directory: expected a regular file");
+  struct stat st;
+  if (::stat("/dev/zero", &st) == 0) expect_refused("/dev/zero", "/dev/zero: is a character device: expected a regular file");
+}
+
+// A file that is not a garden file is refused from its first 64 bytes, however
+// large: a 2 GiB sparse file of zeros was once read whole (2 GB of memory,
+// seconds) before "byte 0: magic". So is a garden header whose sizes its
+// file's length does not back.
+TEST(GardenFileInput, TheHeaderIsCheckedBeforeTheRestIsRead) {
+  const std::string path = TempPath("sparse.bbg");
+  auto make_sparse = [&](const std::vector<uint8_t>& head, uint64_t size) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, head.data(), head.size()), static_cast<ssize_t>(head.size()));
+    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(size)), 0);
+    ::close(fd);
+  };
+  constexpr uint64_t kTwoGiB = uint64_t{2} << 30;
+  make_sparse({}, kTwoGiB);
+  try {
+    const std::vector<uint8_t> read = ReadGardenFile(path);
+    ADD_FAILURE() << "a 2 GiB non-garden file was read whole (" << read.size() << " bytes)";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 0u);
+    EXPECT_NE(std::string(e.what()).find("byte 0: magic is 0x0000000000000000"), std::string::npos) << e.what();
+  }
+  // A valid counting file's header on 1 GiB of zeros: its sizes disagree with the length.
+  const std::vector<uint8_t> bytes = SerializeGarden(MakeCounting());
+  make_sparse(bytes, uint64_t{1} << 30);
+  try {
+    const std::vector<uint8_t> read = ReadGardenFile(path);
+    ADD_FAILURE() << "a garden header over 1 GiB of zeros was read whole (" << read.size() << " bytes)";
+  } catch (const FormatError& e) {
+    EXPECT_EQ(e.offset(), 32u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("disagrees with the file"), std::string::npos) << e.what();
+  }
   std::remove(path.c_str());
 }
 

@@ -28,6 +28,12 @@ inline std::string Hex(uint64_t v) {
   return buf;
 }
 
+// XXH3-64 (seed 0) of header[0, header_bytes) followed by body[0, body_bytes),
+// in one streaming pass: the checksum of both file formats (the filter file
+// covers its header's first 56 bytes, the garden file its first 40; defined
+// in format.cc).
+uint64_t HeaderBodyChecksum(const uint8_t* header, size_t header_bytes, const uint8_t* body, uint64_t body_bytes);
+
 }  // namespace blockbloom::detail
 
 #endif  // BLOCKBLOOM_ENGINE_BYTES_H_

@@ -55,11 +55,7 @@ using detail::StoreLE;
 // XXH3-64 (seed 0) of header[0, 56) followed by the payload: one streaming
 // pass, so neither is copied.
 uint64_t Checksum(const uint8_t* header, const uint8_t* payload, uint64_t payload_bytes) {
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, header, kOffChecksum);
-  XXH3_64bits_update(&state, payload, payload_bytes);
-  return XXH3_64bits_digest(&state);
+  return detail::HeaderBodyChecksum(header, kOffChecksum, payload, payload_bytes);
 }
 
 
@@ -123,6 +119,15 @@ class MappedFile {
 };
 
 }  // namespace
+
+uint64_t detail::HeaderBodyChecksum(const uint8_t* header, size_t header_bytes, const uint8_t* body,
+                                    uint64_t body_bytes) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, header, header_bytes);
+  XXH3_64bits_update(&state, body, body_bytes);
+  return XXH3_64bits_digest(&state);
+}
 
 FormatError::FormatError(const std::string& name, uint64_t offset, const std::string& problem)
     : std::runtime_error("blockbloom: " + name + ": byte " + std::to_string(offset) + ": " + problem),
@@ -248,10 +253,7 @@ void SaveFilter(const FilterView& filter, const std::string& path) {
 Filter LoadFilter(const std::string& path) {
   uint64_t size = 0;
   const int fd = detail::OpenRegularFile(path, &size);  // never blocks; refuses FIFOs, devices, ...
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  const detail::ScopedFd closer(fd);
   uint8_t head[kFormatHeaderBytes] = {};
   const uint64_t want_head = std::min<uint64_t>(size, kFormatHeaderBytes);
   const uint64_t got_head = detail::ReadFull(fd, head, want_head, 0, path);

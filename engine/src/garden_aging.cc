@@ -17,6 +17,7 @@ namespace blockbloom::garden {
 using internal::CheckOpen;
 using internal::CheckRange;
 using internal::Invalid;
+using internal::ThrowMovedFrom;
 
 // ---- StableFilter -------------------------------------------------------------------------
 
@@ -50,6 +51,7 @@ StableFilter::StableFilter(uint64_t cells, uint32_t k, uint32_t max_value, uint6
 }
 
 void StableFilter::InsertHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("stable filter");
   // 1. Age: decrement P distinct uniformly random cells, floored at 0. Floyd's
   // algorithm draws a uniform P-subset of [0, m) with exactly P draws: for
   // j = m - P .. m - 1 take t uniform in [0, j], or j itself if t was taken.
@@ -89,6 +91,7 @@ void StableFilter::MergeFrom(const StableFilter&) {
 }
 
 bool StableFilter::MayContainHash(uint64_t hash) const {
+  if (empty()) return false;
   const Probes p = ProbeCells(hash, k_, cells_.size());
   for (uint32_t i = 0; i < p.count; ++i) {
     if (cells_.Get(p.cell[i]) == 0) return false;
@@ -102,6 +105,7 @@ double StableFilter::StableZeroFraction() const {
 }
 
 double StableFilter::StableFpr() const {
+  if (empty()) return 0.0;
   return garden::StableFpr(static_cast<double>(cells()), k_, static_cast<double>(decrements_),
                            static_cast<double>(max_value()));
 }
@@ -159,6 +163,7 @@ A2Filter::A2Filter(uint64_t bits, double fpr, HashKind hash, uint64_t seed)
                Filter::WithBlocks(Layout::kClassic, bits / 2, params_.k, hash, seed)} {}
 
 bool A2Filter::InsertHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("A2 filter");
   if (vectors_[active_].MayContainHash(hash)) return false;
   if (active_count_ >= params_.capacity) {
     // Full: flush the passive vector and make it the active one.
@@ -185,6 +190,7 @@ double BothVectors(double m, uint32_t k, uint64_t n1, uint64_t n2) {
 }  // namespace
 
 double A2Filter::Fpr() const {
+  if (empty()) return 0.0;
   return BothVectors(static_cast<double>(active().bit_count()), params_.k, active_count_, passive_count_);
 }
 
@@ -200,6 +206,7 @@ void A2Filter::Clear() {
 }
 
 void A2Filter::MergeFrom(const A2Filter& other) {
+  if (empty()) ThrowMovedFrom("A2 filter");
   if (bits_ != other.bits_ || fpr_ != other.fpr_ || params_.k != other.params_.k ||
       hasher_.kind != other.hasher_.kind || hasher_.seed != other.hasher_.seed)
     Invalid("A2 filters differ in bits, target rate, hash or seed: expected equal parameters to merge");

@@ -12,6 +12,7 @@
 #include "engine/src/garden_internal.h"
 #include "engine/src/hash_inline.h"
 #include "engine/src/memory.h"
+#include "engine/src/model_internal.h"
 #include "kernels/counting.h"
 #include "kernels/kernels.h"
 
@@ -20,6 +21,7 @@ namespace blockbloom::garden {
 using internal::CheckOpen;
 using internal::CheckRange;
 using internal::Invalid;
+using internal::ThrowMovedFrom;
 namespace kc = kernels::counting;
 
 static_assert(BlockedCountingFilter::kCountersPerBlock == kc::kCounters);
@@ -32,76 +34,18 @@ static_assert(BlockedCountingFilter::kBlockBytes == kc::kLineBytes);
 namespace {
 
 constexpr double kB = BlockedCountingFilter::kCountersPerBlock;
-constexpr double kTwoPowMinus32 = 1.0 / 4294967296.0;
 
-// f_block(i) for k probes anywhere in B = 128 counters (see the header):
-// sum_l c_l (1 - l/B)^(ik), c_l = (-1)^l sum_{j >= l} d_j C(j, l); the same
-// derivation as the engine's blocked512 model (engine/src/model.cc), with the
-// same fallback where the alternating sum cancels.
+// f_block(i) for k probes anywhere in B = 128 counters (see the header): the
+// engine's "k bits anywhere" block (engine/src/model_internal.h, as blocked512
+// with B = 128) plus the 32-bit probe word term.
 class AnywhereBlock128 {
  public:
-  explicit AnywhereBlock128(uint32_t k) : k_(k), c_(k + 1, 0.0), log_r_(k + 1, 0.0) {
-    std::vector<double> d(k + 1, 0.0);
-    d[0] = 1.0;
-    for (uint32_t probe = 0; probe < k; ++probe) {
-      for (uint32_t j = probe + 1; j > 0; --j) d[j] = d[j] * j / kB + d[j - 1] * (kB - (j - 1)) / kB;
-      d[0] = 0.0;
-    }
-    for (uint32_t l = 0; l <= k; ++l) {
-      double sum = 0.0, binom = 1.0;
-      for (uint32_t j = l; j <= k; ++j) {
-        sum += d[j] * binom;
-        binom = binom * (j + 1) / (j + 1 - l);
-      }
-      c_[l] = (l % 2 == 0) ? sum : -sum;
-      log_r_[l] = std::log1p(-static_cast<double>(l) / kB);
-    }
-  }
-  double operator()(uint64_t i) const {
-    if (i == 0) return 0.0;
-    const double t = static_cast<double>(i) * k_;
-    double f = 0.0;
-    for (uint32_t l = 0; l <= k_; ++l) f += c_[l] * std::exp(t * log_r_[l]);
-    if (!(f > 1e-11)) f = std::pow(-std::expm1(t * log_r_[1]), k_);
-    f = std::min(f, 1.0);
-    const double width = -std::expm1(static_cast<double>(i) * std::log1p(-kTwoPowMinus32));
-    return f + (1.0 - f) * width;
-  }
+  explicit AnywhereBlock128(uint32_t k) : block_(k, BlockedCountingFilter::kCountersPerBlock) {}
+  double operator()(uint64_t i) const { return detail::WithProbeWordCollisions(block_(i), i); }
 
  private:
-  uint32_t k_;
-  std::vector<double> c_, log_r_;
+  detail::AnywhereBlock block_;
 };
-
-// sum_i Binomial(i; n, p) g(i), from the mode outward in log space until the
-// weights fall below e^-50 of the mode's (what is left is below 1e-20).
-template <typename G>
-double Mixture(uint64_t n, double p, G&& g) {
-  const double nd = static_cast<double>(n);
-  const uint64_t mode = std::min<uint64_t>(n, static_cast<uint64_t>(std::floor((nd + 1.0) * p)));
-  auto log_pmf = [&](uint64_t i) {
-    const double x = static_cast<double>(i);
-    return std::lgamma(nd + 1.0) - std::lgamma(x + 1.0) - std::lgamma(nd - x + 1.0) + x * std::log(p) +
-           (nd - x) * std::log1p(-p);
-  };
-  const double top = log_pmf(mode);
-  double total = 0.0, weight = 0.0;
-  for (uint64_t i = mode;; ++i) {
-    const double lw = log_pmf(i) - top;
-    if (lw < -50.0) break;
-    total += std::exp(lw) * g(i);
-    weight += std::exp(lw);
-    if (i == n) break;
-  }
-  for (uint64_t i = mode; i > 0;) {
-    --i;
-    const double lw = log_pmf(i) - top;
-    if (lw < -50.0) break;
-    total += std::exp(lw) * g(i);
-    weight += std::exp(lw);
-  }
-  return total / weight;
-}
 
 void CheckShape(uint64_t blocks, uint32_t k) {
   CheckRange("blocks", blocks, 1, BlockedCountingFilter::kMaxBlocks);
@@ -120,7 +64,9 @@ double BlockedCountingFpr(uint64_t blocks, uint32_t k, uint64_t n) {
   if (n == 0) return 0.0;
   const AnywhereBlock128 block(k);
   if (blocks == 1) return block(n);
-  return Mixture(n, 1.0 / static_cast<double>(blocks), block);
+  // Capped and totaled as the engine's model: at most ~20k block rates for any
+  // n up to 2^64 - 1, and 1 from 65536 keys a block on.
+  return detail::LoadedBlockMixture(n, 1.0 / static_cast<double>(blocks), block);
 }
 
 double BlockedCountingCounterTail(uint64_t blocks, uint32_t k, uint64_t n, uint64_t j) {
@@ -178,11 +124,14 @@ BlockedCountingFilter BlockedCountingFilter::ForKeys(uint64_t n, double fpr, Has
   return BlockedCountingFilter(p.blocks, p.k, hash, seed);
 }
 
+// A copy of an empty (moved-from) filter is empty too.
 BlockedCountingFilter::BlockedCountingFilter(const BlockedCountingFilter& o)
-    : BlockedCountingFilter(o.blocks_, o.k_, o.hasher_.kind, o.hasher_.seed) {
+    : blocks_(o.blocks_), k_(o.k_), hasher_(o.hasher_), inserted_(o.inserted_), saturations_(o.saturations_) {
+  if (o.empty()) return;
+  const detail::LineMemory m = detail::AllocateLines(byte_size());
+  lines_ = m.data;
+  mapped_ = m.mapped;
   std::memcpy(lines_, o.lines_, byte_size());
-  inserted_ = o.inserted_;
-  saturations_ = o.saturations_;
 }
 
 BlockedCountingFilter& BlockedCountingFilter::operator=(const BlockedCountingFilter& o) {
@@ -194,19 +143,20 @@ BlockedCountingFilter& BlockedCountingFilter::operator=(const BlockedCountingFil
 }
 
 BlockedCountingFilter::BlockedCountingFilter(BlockedCountingFilter&& o) noexcept
-    : blocks_(o.blocks_), k_(o.k_), hasher_(o.hasher_), lines_(std::exchange(o.lines_, nullptr)),
-      mapped_(o.mapped_), inserted_(o.inserted_), saturations_(o.saturations_) {}
+    : blocks_(std::exchange(o.blocks_, 0)), k_(o.k_), hasher_(o.hasher_), lines_(std::exchange(o.lines_, nullptr)),
+      mapped_(std::exchange(o.mapped_, false)), inserted_(std::exchange(o.inserted_, 0)),
+      saturations_(std::exchange(o.saturations_, 0)) {}
 
 BlockedCountingFilter& BlockedCountingFilter::operator=(BlockedCountingFilter&& o) noexcept {
   if (this != &o) {
     if (lines_ != nullptr) detail::FreeLines({lines_, byte_size(), mapped_});
-    blocks_ = o.blocks_;
+    blocks_ = std::exchange(o.blocks_, 0);
     k_ = o.k_;
     hasher_ = o.hasher_;
     lines_ = std::exchange(o.lines_, nullptr);
-    mapped_ = o.mapped_;
-    inserted_ = o.inserted_;
-    saturations_ = o.saturations_;
+    mapped_ = std::exchange(o.mapped_, false);
+    inserted_ = std::exchange(o.inserted_, 0);
+    saturations_ = std::exchange(o.saturations_, 0);
   }
   return *this;
 }
@@ -231,43 +181,59 @@ constexpr size_t kHashChunk = 1024;
 
 // Single keys go through the active target's kernels as batches of one (the
 // scalar reference is the tests' oracle, not a hot path).
+// A moved-from filter (no lines) never reaches the kernels: its writes throw
+// and its queries answer 0 here.
 void BlockedCountingFilter::InsertHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("blocked counting filter");
   saturations_ += kc::ActiveCounting().insert(Ref(lines_, blocks_, k_), &hash, 1);
   ++inserted_;
 }
 bool BlockedCountingFilter::RemoveHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("blocked counting filter");
   uint8_t r = 0;
   kc::ActiveCounting().remove(Ref(lines_, blocks_, k_), &hash, 1, &r);
   inserted_ -= r && inserted_ > 0;
   return r != 0;
 }
 bool BlockedCountingFilter::MayContainHash(uint64_t hash) const {
+  if (empty()) return false;
   uint8_t r = 0;
   kc::ActiveCounting().query(Ref(lines_, blocks_, k_), &hash, 1, &r);
   return r != 0;
 }
 uint32_t BlockedCountingFilter::CountHash(uint64_t hash) const {
+  if (empty()) return 0;
   uint8_t r = 0;
   kc::ActiveCounting().count(Ref(lines_, blocks_, k_), &hash, 1, &r);
   return r;
 }
 
 void BlockedCountingFilter::InsertHashBatch(std::span<const uint64_t> hashes) {
+  if (empty()) ThrowMovedFrom("blocked counting filter");
   saturations_ += kc::ActiveCounting().insert(Ref(lines_, blocks_, k_), hashes.data(), hashes.size());
   inserted_ += hashes.size();
 }
 size_t BlockedCountingFilter::RemoveHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> removed) {
   CheckOutSize(hashes.size(), removed.size());
+  if (empty()) ThrowMovedFrom("blocked counting filter");
   const size_t r = kc::ActiveCounting().remove(Ref(lines_, blocks_, k_), hashes.data(), hashes.size(), removed.data());
   inserted_ -= std::min<uint64_t>(inserted_, r);
   return r;
 }
 size_t BlockedCountingFilter::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
   CheckOutSize(hashes.size(), out.size());
+  if (empty()) {
+    std::fill_n(out.begin(), hashes.size(), uint8_t{0});
+    return 0;
+  }
   return kc::ActiveCounting().query(Ref(lines_, blocks_, k_), hashes.data(), hashes.size(), out.data());
 }
 void BlockedCountingFilter::CountHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
   CheckOutSize(hashes.size(), out.size());
+  if (empty()) {
+    std::fill_n(out.begin(), hashes.size(), uint8_t{0});
+    return;
+  }
   kc::ActiveCounting().count(Ref(lines_, blocks_, k_), hashes.data(), hashes.size(), out.data());
 }
 
@@ -333,6 +299,7 @@ void BlockedCountingFilter::CountBatch(std::span<const std::string_view> keys, s
 }
 
 void BlockedCountingFilter::MergeFrom(const BlockedCountingFilter& o) {
+  if (empty()) ThrowMovedFrom("blocked counting filter");
   auto differ = [&](const char* field, uint64_t x, uint64_t y) {
     Invalid(std::string("cannot merge blocked counting filters: ") + field + " differs (" + std::to_string(x) +
             " vs " + std::to_string(y) + "): expected equal parameters");
@@ -354,13 +321,13 @@ void BlockedCountingFilter::MergeFrom(const BlockedCountingFilter& o) {
 }
 
 void BlockedCountingFilter::Clear() {
-  std::memset(lines_, 0, byte_size());
+  if (!empty()) std::memset(lines_, 0, byte_size());
   inserted_ = saturations_ = 0;
 }
 
 bool BlockedCountingFilter::operator==(const BlockedCountingFilter& o) const {
   return blocks_ == o.blocks_ && k_ == o.k_ && hasher_.kind == o.hasher_.kind && hasher_.seed == o.hasher_.seed &&
-         std::memcmp(lines_, o.lines_, byte_size()) == 0;
+         empty() == o.empty() && (empty() || std::memcmp(lines_, o.lines_, byte_size()) == 0);
 }
 
 uint64_t BlockedCountingFilter::SaturatedCells() const {
@@ -375,6 +342,6 @@ uint64_t BlockedCountingFilter::NonZeroCells() const {
 }
 uint32_t BlockedCountingFilter::CounterAt(uint64_t i) const { return (lines_[i / 2] >> (4 * (i % 2))) & 0xF; }
 
-double BlockedCountingFilter::Fpr(uint64_t n) const { return BlockedCountingFpr(blocks_, k_, n); }
+double BlockedCountingFilter::Fpr(uint64_t n) const { return empty() ? 0.0 : BlockedCountingFpr(blocks_, k_, n); }
 
 }  // namespace blockbloom::garden

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "blockbloom/garden/common.h"
 #include "engine/src/garden_internal.h"
@@ -70,7 +72,34 @@ PackedCounters::PackedCounters(uint64_t cells, uint32_t width, std::string_view 
   if (width == 0 || width > 32 || !std::has_single_bit(width))
     internal::Invalid("counter width = " + std::to_string(width) + " bits is not supported: expected 1, 2, 4, 8, 16 or 32");
   mask_ = (uint64_t{1} << width) - 1;
-  words_.assign((cells * width + 63) / 64, 0);
+  const uint64_t words = (cells * width + 63) / 64;
+  try {
+    words_.assign(words, 0);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("blockbloom: out of memory: cannot allocate " + std::to_string(words * 8) + " bytes for " +
+                             std::to_string(cells) + " " + std::to_string(width) + "-bit counters");
+  }
+}
+
+void internal::ThrowMovedFrom(const char* what) {
+  throw std::logic_error(std::string("blockbloom: this ") + what + " was moved from: it is empty and cannot be "
+                         "written; assign a " + what + " to it first");
+}
+
+PackedCounters::PackedCounters(PackedCounters&& o) noexcept
+    : cells_(std::exchange(o.cells_, 0)), width_(o.width_), mask_(o.mask_), words_(std::move(o.words_)) {
+  o.words_.clear();
+}
+
+PackedCounters& PackedCounters::operator=(PackedCounters&& o) noexcept {
+  if (this != &o) {
+    cells_ = std::exchange(o.cells_, 0);
+    width_ = o.width_;
+    mask_ = o.mask_;
+    words_ = std::move(o.words_);
+    o.words_.clear();
+  }
+  return *this;
 }
 
 uint64_t PackedCounters::CountEqual(uint64_t v) const {

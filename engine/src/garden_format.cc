@@ -3,16 +3,13 @@
 // validating reader, and each variant's parameters and payload.
 #include "blockbloom/garden/format.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -22,7 +19,7 @@
 #include "blockbloom/model.h"
 #include "engine/src/bytes.h"
 #include "engine/src/filter_access.h"
-#include "engine/src/hash_inline.h"
+#include "engine/src/path.h"
 #include "kernels/common.h"
 
 namespace blockbloom::garden {
@@ -54,13 +51,10 @@ std::string Real(double v) {
   return buf;
 }
 
-// XXH3-64 (seed 0) of the header's first 40 bytes, then everything after the header.
+// XXH3-64 (seed 0) of the header's first 40 bytes, then everything after the
+// header (the filter file's checksum, over this header's prefix).
 uint64_t Checksum(const uint8_t* header, const uint8_t* body, uint64_t body_bytes) {
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, header, kOffChecksum);
-  XXH3_64bits_update(&state, body, body_bytes);
-  return XXH3_64bits_digest(&state);
+  return detail::HeaderBodyChecksum(header, kOffChecksum, body, body_bytes);
 }
 
 // ---- Writing -------------------------------------------------------------------------
@@ -111,14 +105,15 @@ const GardenType kAllTypes[] = {GardenType::kCounting, GardenType::kSpectral, Ga
                                 GardenType::kBitwise,  GardenType::kStable,   GardenType::kA2,
                                 GardenType::kScalable, GardenType::kBlockedCounting};
 
-// Checks run in file order; nothing is allocated before the sizes have been
-// held against the buffer's length.
-Header ValidateHeader(std::span<const uint8_t> bytes, const std::string& name) {
+// The checks of the header's fields up to the checksum, in file order, given
+// the first min(size, 64) bytes of a file of `size` bytes: enough to refuse a
+// file that is not a garden file, or whose sizes its length does not back,
+// before anything past the header is read or allocated.
+Header ValidateHeaderFields(const uint8_t* p, uint64_t size, const std::string& name) {
   auto fail = [&](uint64_t offset, const std::string& problem) { throw FormatError(name, offset, problem); };
-  const uint8_t* p = bytes.data();
-  if (bytes.size() < kGardenHeaderBytes)
-    fail(bytes.size(), "file is truncated: " + std::to_string(bytes.size()) + " bytes: expected at least the " +
-                           std::to_string(kGardenHeaderBytes) + "-byte header");
+  if (size < kGardenHeaderBytes)
+    fail(size, "file is truncated: " + std::to_string(size) + " bytes: expected at least the " +
+                   std::to_string(kGardenHeaderBytes) + "-byte header");
   if (std::memcmp(p + kOffMagic, kGardenMagic, sizeof kGardenMagic) != 0)
     fail(kOffMagic, "magic is " + Hex(LoadLE(p, 8)) + ": expected \"BBGARDN1\" (not a blockbloom garden file)");
   const uint64_t version = LoadLE(p + kOffVersion, 4);
@@ -133,22 +128,31 @@ Header ValidateHeader(std::span<const uint8_t> bytes, const std::string& name) {
     fail(kOffHash, "hash " + std::to_string(hash) + " is unknown: expected 0 (xxh3), 1 (xxh64) or 2 (mulx)");
   if (LoadLE(p + kOffReserved16, 2) != 0) fail(kOffReserved16, "reserved bytes are not 0: expected 0");
   const uint64_t pbytes = LoadLE(p + kOffParamBytes, 8), qbytes = LoadLE(p + kOffPayloadBytes, 8);
-  const uint64_t body = bytes.size() - kGardenHeaderBytes;
+  const uint64_t body = size - kGardenHeaderBytes;
   if (pbytes % 8 != 0 || pbytes > body)
     fail(kOffParamBytes, "parameter size " + std::to_string(pbytes) + " is impossible: expected a multiple of 8 "
                              "within the file's " + std::to_string(body) + " bytes after the header");
   if (qbytes % 8 != 0 || qbytes != body - pbytes)
     fail(kOffPayloadBytes, "payload size " + std::to_string(qbytes) + " disagrees with the file: expected " +
                                std::to_string(body - pbytes) + " (the bytes after header and parameters)");
-  const uint64_t stored = LoadLE(p + kOffChecksum, 8);
-  const uint64_t actual = Checksum(p, p + kGardenHeaderBytes, body);
-  if (stored != actual)
-    fail(kOffChecksum, "checksum mismatch: the file says " + Hex(stored) + ", its bytes hash to " + Hex(actual) +
-                           ": expected them equal (the file is corrupt)");
-  for (size_t i = kOffReserved48; i < kGardenHeaderBytes; ++i)
-    if (p[i] != 0) fail(i, "reserved bytes are not 0: expected 0");
   return {static_cast<GardenType>(type), KeyHasher{static_cast<HashKind>(hash), LoadLE(p + kOffSeed, 8)}, pbytes,
           qbytes};
+}
+
+// Every header check: the fields, then the checksum over the whole buffer, then
+// the reserved tail. Nothing is allocated before the sizes have been held
+// against the buffer's length.
+Header ValidateHeader(std::span<const uint8_t> bytes, const std::string& name) {
+  const uint8_t* p = bytes.data();
+  const Header h = ValidateHeaderFields(p, bytes.size(), name);
+  const uint64_t stored = LoadLE(p + kOffChecksum, 8);
+  const uint64_t actual = Checksum(p, p + kGardenHeaderBytes, bytes.size() - kGardenHeaderBytes);
+  if (stored != actual)
+    throw FormatError(name, kOffChecksum, "checksum mismatch: the file says " + Hex(stored) + ", its bytes hash to " +
+                                              Hex(actual) + ": expected them equal (the file is corrupt)");
+  for (size_t i = kOffReserved48; i < kGardenHeaderBytes; ++i)
+    if (p[i] != 0) throw FormatError(name, i, "reserved bytes are not 0: expected 0");
+  return h;
 }
 
 // Reads parameters then payload in order, each read checked against what is
@@ -254,6 +258,11 @@ uint32_t ReadWidth(Reader& r, const char* what) {
   for (uint64_t ok : kWidths)
     if (w == ok) return static_cast<uint32_t>(w);
   r.Fail(r.last(), std::string(what) + " = " + std::to_string(w) + " is not supported: expected 1, 2, 4, 8, 16 or 32");
+}
+
+[[noreturn]] void Shrank(const std::string& path, uint64_t got, uint64_t size) {
+  throw FormatError(path, got, "file is truncated: it shrank to " + std::to_string(got) +
+                                   " bytes while being read: expected " + std::to_string(size));
 }
 
 template <typename T>
@@ -592,6 +601,11 @@ GardenType PeekGardenType(std::span<const uint8_t> bytes, std::string_view name)
 
 template <GardenVariant T>
 std::vector<uint8_t> SerializeGarden(const T& v) {
+  if (v.empty()) {
+    const std::string type(GardenTypeName(TypeOf<T>()));
+    throw std::logic_error("blockbloom: cannot save this " + type + " variant: it was moved from and is empty (a "
+                           "garden file holds at least one counter or bit); assign a " + type + " variant to it first");
+  }
   Writer w;
   GardenCodec::Write(w, v);
   return w.Finish(TypeOf<T>(), v.hasher());
@@ -608,32 +622,31 @@ T DeserializeGarden(std::span<const uint8_t> bytes, std::string_view name) {
   return GardenCodec::Read<T>(r, h.hasher);
 }
 
+// Header first, through the engine's regular-file open (path.h: never blocks,
+// refuses FIFOs, devices, directories and sockets at once): a file that is not
+// a garden file, or whose header's sizes disagree with its length, is refused
+// from its first 64 bytes, whatever its size; only then is the rest read.
 std::vector<uint8_t> ReadGardenFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  auto sys = [&](const char* what) {
-    throw std::runtime_error("blockbloom: " + path + ": " + what + ": " + std::strerror(errno));
-  };
-  if (fd < 0) sys("cannot open");
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw std::runtime_error("blockbloom: " + path + ": not a readable regular file");
+  uint64_t size = 0;
+  const int fd = detail::OpenRegularFile(path, &size);
+  const detail::ScopedFd closer(fd);
+  uint8_t head[kGardenHeaderBytes] = {};
+  const uint64_t want_head = std::min<uint64_t>(size, kGardenHeaderBytes);
+  const uint64_t got_head = detail::ReadFull(fd, head, want_head, 0, path);
+  if (got_head < want_head) Shrank(path, got_head, size);
+  ValidateHeaderFields(head, size, path);
+  std::vector<uint8_t> out;
+  try {
+    out.resize(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("blockbloom: " + path + ": out of memory: cannot allocate " + std::to_string(size) +
+                             " bytes for the garden file");
   }
-  std::vector<uint8_t> out(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      ::close(fd);
-      errno = e;
-      sys("cannot read");
-    }
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  return out;
+  std::memcpy(out.data(), head, kGardenHeaderBytes);
+  const uint64_t body = size - kGardenHeaderBytes;
+  const uint64_t got = detail::ReadFull(fd, out.data() + kGardenHeaderBytes, body, kGardenHeaderBytes, path);
+  if (got < body) Shrank(path, kGardenHeaderBytes + got, size);
+  return out;  // DeserializeGarden checks the whole of it
 }
 
 template <GardenVariant T>

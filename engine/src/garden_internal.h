@@ -16,6 +16,10 @@ using blockbloom::detail::Invalid;
 void CheckRange(const char* what, uint64_t value, uint64_t lo, uint64_t hi);
 // The same for a real parameter that must lie strictly inside (lo, hi).
 void CheckOpen(const char* what, double value, double lo, double hi);
+// Throws std::logic_error("blockbloom: this <what> was moved from: it is empty
+// and cannot be written; assign a <what> to it first"), for the writes of a
+// moved-from variant (garden.h, "Moved-from objects").
+[[noreturn]] void ThrowMovedFrom(const char* what);
 
 }  // namespace blockbloom::garden::internal
 

@@ -18,6 +18,7 @@ namespace blockbloom::garden {
 using internal::CheckOpen;
 using internal::CheckRange;
 using internal::Invalid;
+using internal::ThrowMovedFrom;
 
 // ---- Counter overflow ------------------------------------------------------------------
 
@@ -65,7 +66,27 @@ uint32_t CheckedK(uint32_t k) {
   CheckRange("k", k, 1, kMaxProbes);
   return k;
 }
+// PackedCounters' cap (garden_common.cc).
+constexpr double kMaxCountingCells = 4503599627370496.0;  // 2^52
 }  // namespace
+
+CountingParams SolveCounting(uint64_t n, double fpr) {
+  CheckRange("n", n, 1, UINT64_MAX);
+  CheckOpen("fpr", fpr, 0.0, 1.0);
+  const double nd = static_cast<double>(n);
+  const double m = std::ceil(ClassicBitsForFpr(nd, fpr));
+  // Checked as a double: beyond 2^52 (or 2^64) the cast would be undefined.
+  if (!(m <= kMaxCountingCells))
+    Invalid("n = " + std::to_string(n) + " keys at fpr = " + std::to_string(fpr) + " need " + std::to_string(m) +
+            " cells: expected at most 2^52 (a larger fpr or fewer keys)");
+  const double k = std::clamp(std::round(ClassicOptimalK(m, nd)), 1.0, static_cast<double>(kMaxProbes));
+  return {std::max<uint64_t>(1, static_cast<uint64_t>(m)), static_cast<uint32_t>(k)};
+}
+
+CountingFilter CountingFilter::ForKeys(uint64_t n, double fpr, uint32_t width, HashKind hash, uint64_t seed) {
+  const CountingParams p = SolveCounting(n, fpr);
+  return CountingFilter(p.cells, p.k, width, hash, seed);
+}
 
 CountingFilter::CountingFilter(uint64_t cells, uint32_t k, uint32_t width, HashKind hash, uint64_t seed)
     : k_(CheckedK(k)), hasher_{hash, seed}, counters_(cells, width, "cells") {}
@@ -86,11 +107,13 @@ uint64_t CountingFilter::Min(const Probes& p) const {
 }
 
 void CountingFilter::InsertHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("counting filter");
   const Probes p = ProbeCells(hash, k_, cells());
   for (uint32_t i = 0; i < p.count; ++i) Bump(p.cell[i]);
 }
 
 bool CountingFilter::RemoveHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("counting filter");
   const Probes p = ProbeCells(hash, k_, cells());
   if (Min(p) == 0) return false;  // surely never inserted
   for (uint32_t i = 0; i < p.count; ++i) {
@@ -101,6 +124,7 @@ bool CountingFilter::RemoveHash(uint64_t hash) {
 }
 
 bool CountingFilter::MayContainHash(uint64_t hash) const {
+  if (empty()) return false;
   const Probes p = ProbeCells(hash, k_, cells());
   for (uint32_t i = 0; i < p.count; ++i) {
     if (counters_.Get(p.cell[i]) == 0) return false;
@@ -108,9 +132,10 @@ bool CountingFilter::MayContainHash(uint64_t hash) const {
   return true;
 }
 
-uint64_t CountingFilter::CountHash(uint64_t hash) const { return Min(ProbeCells(hash, k_, cells())); }
+uint64_t CountingFilter::CountHash(uint64_t hash) const { return empty() ? 0 : Min(ProbeCells(hash, k_, cells())); }
 
 double CountingFilter::Fpr(uint64_t n) const {
+  if (empty()) return 0.0;
   return ClassicFprExact(static_cast<double>(cells()), static_cast<double>(n), k_);
 }
 
@@ -135,6 +160,7 @@ void PrefetchCells(const PackedCounters& c, uint64_t hash, uint32_t k) {
 }  // namespace
 
 void CountingFilter::InsertHashBatch(std::span<const uint64_t> hashes) {
+  if (empty()) ThrowMovedFrom("counting filter");
   const size_t n = hashes.size();
   for (size_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) PrefetchCells<true>(counters_, hashes[i + kPrefetchAhead], k_);
@@ -144,6 +170,7 @@ void CountingFilter::InsertHashBatch(std::span<const uint64_t> hashes) {
 
 size_t CountingFilter::RemoveHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> removed) {
   CheckOut(hashes.size(), removed.size());
+  if (empty()) ThrowMovedFrom("counting filter");
   const size_t n = hashes.size();
   size_t done = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -156,6 +183,10 @@ size_t CountingFilter::RemoveHashBatch(std::span<const uint64_t> hashes, std::sp
 
 size_t CountingFilter::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
   CheckOut(hashes.size(), out.size());
+  if (empty()) {
+    std::fill_n(out.begin(), hashes.size(), uint8_t{0});
+    return 0;
+  }
   const size_t n = hashes.size();
   size_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -168,6 +199,10 @@ size_t CountingFilter::MayContainHashBatch(std::span<const uint64_t> hashes, std
 
 void CountingFilter::CountHashBatch(std::span<const uint64_t> hashes, std::span<uint64_t> out) const {
   CheckOut(hashes.size(), out.size());
+  if (empty()) {
+    std::fill_n(out.begin(), hashes.size(), uint64_t{0});
+    return;
+  }
   const size_t n = hashes.size();
   for (size_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) PrefetchCells<false>(counters_, hashes[i + kPrefetchAhead], k_);
@@ -191,6 +226,7 @@ void CheckSameCounting(const CountingFilter& a, const CountingFilter& b, const c
 }  // namespace
 
 void CountingFilter::MergeFrom(const CountingFilter& other) {
+  if (empty()) ThrowMovedFrom("counting filter");
   CheckSameCounting(*this, other, "counting filters");
   const uint64_t max = counters_.max();
   for (uint64_t i = 0; i < cells(); ++i) {
@@ -229,6 +265,7 @@ SpectralFilter::SpectralFilter(uint64_t cells, uint32_t k, Policy policy, const 
 }
 
 void SpectralFilter::InsertHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("spectral filter");
   switch (policy_) {
     case Policy::kMinimumSelection:
       primary_.InsertHash(hash);
@@ -262,6 +299,7 @@ void SpectralFilter::InsertHash(uint64_t hash) {
 }
 
 bool SpectralFilter::RemoveHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("spectral filter");
   if (policy_ == Policy::kMinimumIncrease)
     throw std::logic_error(
         "blockbloom: SpectralFilter::Remove is unsafe under the Minimum Increase policy (a key's non-minimal "
@@ -281,6 +319,7 @@ void SpectralFilter::Clear() {
 }
 
 void SpectralFilter::MergeFrom(const SpectralFilter& other) {
+  if (empty()) ThrowMovedFrom("spectral filter");
   if (policy_ != Policy::kMinimumSelection || other.policy_ != Policy::kMinimumSelection)
     Invalid("spectral filters merge only under Minimum Selection: Minimum Increase and Recurring Minimum "
             "counters record decisions taken against one stream's state, which a sum does not reproduce");
@@ -288,6 +327,7 @@ void SpectralFilter::MergeFrom(const SpectralFilter& other) {
 }
 
 uint64_t SpectralFilter::CountHash(uint64_t hash) const {
+  if (empty()) return 0;
   const Probes p = ProbeCells(hash, primary_.k(), primary_.cells());
   const uint64_t mn = primary_.Min(p);
   if (policy_ != Policy::kRecurringMinimum || mn == 0) return mn;
@@ -342,6 +382,7 @@ namespace {
 }  // namespace
 
 void CountMinSketch::AddHash(uint64_t hash, uint64_t count) {
+  if (empty()) ThrowMovedFrom("count-min sketch");
   // Every counter is <= N, so N + count not overflowing means no counter does.
   if (count > std::numeric_limits<uint64_t>::max() - total_) CountMinOverflow(total_, count);
   const uint64_t step = kernels::ClassicStep(hash);
@@ -375,6 +416,7 @@ void PrefetchRows(const std::vector<uint64_t>& counts, uint64_t width, uint32_t 
 }  // namespace
 
 void CountMinSketch::AddHashBatch(std::span<const uint64_t> hashes) {
+  if (empty()) ThrowMovedFrom("count-min sketch");
   if (hashes.size() > std::numeric_limits<uint64_t>::max() - total_) CountMinOverflow(total_, hashes.size());
   const size_t n = hashes.size();
   for (size_t i = 0; i < n; ++i) {
@@ -384,6 +426,7 @@ void CountMinSketch::AddHashBatch(std::span<const uint64_t> hashes) {
 }
 
 void CountMinSketch::AddHashBatch(std::span<const uint64_t> hashes, std::span<const uint64_t> counts) {
+  if (empty()) ThrowMovedFrom("count-min sketch");
   if (counts.size() != hashes.size())
     Invalid("counts span holds " + std::to_string(counts.size()) + " entries: expected " +
             std::to_string(hashes.size()) + " (one per hash)");
@@ -402,6 +445,10 @@ void CountMinSketch::AddHashBatch(std::span<const uint64_t> hashes, std::span<co
 
 void CountMinSketch::EstimateHashBatch(std::span<const uint64_t> hashes, std::span<uint64_t> out) const {
   CheckOut(hashes.size(), out.size());
+  if (empty()) {
+    std::fill_n(out.begin(), hashes.size(), uint64_t{0});
+    return;
+  }
   const size_t n = hashes.size();
   for (size_t i = 0; i < n; ++i) {
     if (i + kPrefetchAhead < n) PrefetchRows(counts_, width_, depth_, hashes[i + kPrefetchAhead], false);
@@ -415,6 +462,7 @@ void CountMinSketch::Clear() {
 }
 
 void CountMinSketch::MergeFrom(const CountMinSketch& o, uint64_t weight) {
+  if (empty()) ThrowMovedFrom("count-min sketch");
   auto differ = [&](const char* field, uint64_t x, uint64_t y) {
     Invalid(std::string("cannot merge count-min sketches: ") + field + " differs (" + std::to_string(x) + " vs " +
             std::to_string(y) + "): expected equal parameters");
@@ -435,6 +483,7 @@ void CountMinSketch::MergeFrom(const CountMinSketch& o, uint64_t weight) {
 }
 
 uint64_t CountMinSketch::EstimateHash(uint64_t hash) const {
+  if (empty()) return 0;
   const uint64_t step = kernels::ClassicStep(hash);
   uint64_t g = hash;
   uint64_t mn = std::numeric_limits<uint64_t>::max();
@@ -474,6 +523,7 @@ BitwiseFilter::BitwiseFilter(std::span<const Level> levels, HashKind hash, uint6
 }
 
 void BitwiseFilter::InsertHash(uint64_t hash) {
+  if (empty()) ThrowMovedFrom("bitwise filter");
   // Find the lowest level whose digit of x is not full; the carry ripples up to it.
   std::vector<Probes> probes;
   probes.reserve(levels_.size());

@@ -94,11 +94,13 @@ Filter ScalableFilter::MakeSlice(size_t i) const {
 void ScalableFilter::AddSlice() { slices_.push_back(MakeSlice(slices_.size())); }
 
 void ScalableFilter::Clear() {
+  if (empty()) return;
   slices_.erase(slices_.begin() + 1, slices_.end());
   slices_[0].Clear();
 }
 
 void ScalableFilter::MergeFrom(const ScalableFilter& other) {
+  if (empty()) internal::ThrowMovedFrom("scalable filter");
   if (initial_capacity_ != other.initial_capacity_ || fpr_ != other.fpr_ ||
       options_.layout != other.options_.layout || options_.growth != other.options_.growth ||
       options_.tightening != other.options_.tightening || options_.hash != other.options_.hash ||
@@ -121,6 +123,7 @@ void ScalableFilter::MergeFrom(const ScalableFilter& other) {
 }
 
 bool ScalableFilter::InsertHash(uint64_t hash) {
+  if (empty()) internal::ThrowMovedFrom("scalable filter");
   if (MayContainHash(hash)) return false;
   if (slices_.back().inserted() >= SliceCapacity(slices_.size() - 1)) AddSlice();
   slices_.back().InsertHash(DeriveHash(hash, static_cast<uint32_t>(slices_.size() - 1)));

@@ -25,6 +25,7 @@
 #define BLOCKBLOOM_ENGINE_PATH_H_
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <span>
@@ -44,6 +45,15 @@ const char* FileKind(mode_t mode);
 // the open/stat failure). The returned descriptor is blocking again and
 // close-on-exec; `*size` receives the file's size.
 int OpenRegularFile(const std::string& path, uint64_t* size);
+
+// Closes a descriptor (from OpenRegularFile) when it goes out of scope.
+struct ScopedFd {
+  int fd;
+  explicit ScopedFd(int d) : fd(d) {}
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  ~ScopedFd() { ::close(fd); }
+};
 
 // Reads up to `len` bytes at `offset`, retrying short reads and EINTR; returns
 // how many were read (fewer only at end of file). Throws on a read error.

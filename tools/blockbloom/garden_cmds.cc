@@ -33,6 +33,7 @@
 #include "blockbloom/model.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"
+#include "tools/blockbloom/json.h"
 #include "tools/blockbloom/keys.h"
 
 namespace blockbloom::cli {
@@ -71,6 +72,14 @@ std::vector<uint64_t> Hashes(std::span<const std::string_view> keys, const g::Ke
 
 // ---- The three buildable types --------------------------------------------------------
 
+// --n: keys to size for, 1..2^40, the limit every command keeps (args.h).
+uint64_t KeysOption(const Args& a) { return a.U64("n", 0, 1, kMaxKeys); }
+double FprOption(const Args& a) {
+  const double fpr = a.Double("fpr", 0);
+  if (!(fpr > 0 && fpr < 1)) throw UsageError("--fpr = " + FormatReal(fpr) + " is out of range: expected 0 < fpr < 1");
+  return fpr;
+}
+
 g::CountingFilter NewCounting(const Args& a, HashKind hash, uint64_t seed) {
   const uint32_t width = static_cast<uint32_t>(a.U64("width", 4, 1, 32));
   if (a.Has("cells")) {
@@ -78,14 +87,10 @@ g::CountingFilter NewCounting(const Args& a, HashKind hash, uint64_t seed) {
     return g::CountingFilter(a.U64("cells", 0, 1), static_cast<uint32_t>(a.U64("k", 0, 1, 32)), width, hash, seed);
   }
   if (!a.Has("n") || !a.Has("fpr")) throw UsageError("counting needs --n and --fpr, or --cells and --k");
-  const double n = static_cast<double>(a.U64("n", 0, 1));
-  const double fpr = a.Double("fpr", 0);
-  if (!(fpr > 0 && fpr < 1)) throw UsageError("--fpr = " + std::to_string(fpr) + " is out of range: expected 0 < fpr < 1");
-  // The classic optimum: m = -n ln p / (ln 2)^2 cells, k = (m/n) ln 2 (rounded).
-  const double m = std::ceil(ClassicBitsForFpr(n, fpr));
-  const uint32_t k = static_cast<uint32_t>(std::clamp(std::round(ClassicOptimalK(m, n)), 1.0, 32.0));
-  return g::CountingFilter(static_cast<uint64_t>(m), a.Has("k") ? static_cast<uint32_t>(a.U64("k", 0, 1, 32)) : k,
-                           width, hash, seed);
+  const uint64_t n = KeysOption(a);
+  // The classic optimum (g::SolveCounting checks every real before the cast).
+  const g::CountingParams p = g::SolveCounting(n, FprOption(a));
+  return g::CountingFilter(p.cells, a.Has("k") ? static_cast<uint32_t>(a.U64("k", 0, 1, 32)) : p.k, width, hash, seed);
 }
 
 g::BlockedCountingFilter NewBlocked(const Args& a, HashKind hash, uint64_t seed) {
@@ -94,7 +99,7 @@ g::BlockedCountingFilter NewBlocked(const Args& a, HashKind hash, uint64_t seed)
     return g::BlockedCountingFilter(a.U64("blocks", 0, 1), static_cast<uint32_t>(a.U64("k", 0, 1, 16)), hash, seed);
   }
   if (!a.Has("n") || !a.Has("fpr")) throw UsageError("blocked-counting needs --n and --fpr, or --blocks and --k");
-  return g::BlockedCountingFilter::ForKeys(a.U64("n", 0, 1), a.Double("fpr", 0), hash, seed);
+  return g::BlockedCountingFilter::ForKeys(KeysOption(a), FprOption(a), hash, seed);
 }
 
 g::CountMinSketch NewCountMin(const Args& a, HashKind hash, uint64_t seed) {
@@ -105,6 +110,27 @@ g::CountMinSketch NewCountMin(const Args& a, HashKind hash, uint64_t seed) {
   }
   if (!a.Has("eps")) throw UsageError("count-min needs --eps [--delta], or --columns [--depth]");
   return g::CountMinSketch::ForError(a.Double("eps", 0), a.Double("delta", 0.01), o);
+}
+
+// garden-build's one-line summary on success, as `build` prints one:
+// "OUT: counting, 959 cells, k = 7, 4-bit counters, 480 bytes, hash xxh3 seed 0, 100 keys".
+std::string HashText(const g::KeyHasher& h) {
+  return "hash " + std::string(HashName(h.kind)) + " seed " + std::to_string(h.seed);
+}
+std::string Describe(const g::CountingFilter& f, uint64_t keys) {
+  return "counting, " + std::to_string(f.cells()) + " cells, k = " + std::to_string(f.k()) + ", " +
+         std::to_string(f.width()) + "-bit counters, " + std::to_string(f.byte_size()) + " bytes, " +
+         HashText(f.hasher()) + ", " + std::to_string(keys) + " keys";
+}
+std::string Describe(const g::BlockedCountingFilter& f, uint64_t) {
+  return "blocked-counting, " + std::to_string(f.blocks()) + " blocks, k = " + std::to_string(f.k()) + ", " +
+         std::to_string(f.byte_size()) + " bytes, " + HashText(f.hasher()) + ", " + std::to_string(f.inserted()) +
+         " keys";
+}
+std::string Describe(const g::CountMinSketch& s, uint64_t) {
+  return "count-min, " + std::to_string(s.width()) + " columns x " + std::to_string(s.depth()) + " rows" +
+         (s.conservative() ? " (conservative)" : "") + ", " + std::to_string(s.width() * s.depth() * 8) + " bytes, " +
+         HashText(s.hasher()) + ", total N = " + std::to_string(s.total());
 }
 
 // ---- Reading any garden file, by its type --------------------------------------------------
@@ -179,7 +205,12 @@ std::string Json(const std::vector<std::pair<std::string, std::string>>& fields)
   }
   return s + "}\n";
 }
+// Counts print exactly (uint64_t, never through a double: 5423680, not
+// 5.42368e+06); rates and other reals with 6 significant digits, null when not
+// finite (JSON has no inf or nan).
+std::string Int(uint64_t v) { return std::to_string(v); }
 std::string Num(double v) {
+  if (!std::isfinite(v)) return "null";
   char b[32];
   std::snprintf(b, sizeof b, "%.6g", v);
   return b;
@@ -188,29 +219,30 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 // Distinct keys estimated from the fill of a counter array (Swamidass & Baldi):
 // n ~ -(m / k) ln(1 - X / m), X the non-zero counters; and the rate now, (X/m)^k.
-void FillFields(Fields& f, double m, double k, double nonzero) {
-  f.push_back({"nonzero_counters", Num(nonzero)});
-  f.push_back({"fill", Num(nonzero / m)});
-  f.push_back({"estimated_keys", nonzero >= m ? "null" : Num(-m / k * std::log1p(-nonzero / m))});
-  f.push_back({"fpr_now", Num(std::pow(nonzero / m, k))});
+void FillFields(Fields& f, uint64_t cells, double k, uint64_t nonzero) {
+  const double m = static_cast<double>(cells), x = static_cast<double>(nonzero);
+  f.push_back({"nonzero_counters", Int(nonzero)});
+  f.push_back({"fill", Num(x / m)});
+  f.push_back({"estimated_keys", nonzero >= cells ? "null" : Num(-m / k * std::log1p(-x / m))});
+  f.push_back({"fpr_now", Num(std::pow(x / m, k))});
 }
 
 Fields StatsOf(const g::CountingFilter& f) {
   uint64_t nonzero = 0;
   for (uint64_t i = 0; i < f.cells(); ++i) nonzero += f.CounterAt(i) != 0;
-  Fields out = {{"type", Str("counting")}, {"cells", Num(static_cast<double>(f.cells()))}, {"k", Num(f.k())},
-                {"counter_bits", Num(f.width())}, {"bytes", Num(static_cast<double>(f.byte_size()))},
-                {"saturated_counters", Num(static_cast<double>(f.SaturatedCells()))},
-                {"lost_increments", Num(static_cast<double>(f.saturations()))}};
-  FillFields(out, static_cast<double>(f.cells()), f.k(), static_cast<double>(nonzero));
+  Fields out = {{"type", Str("counting")}, {"cells", Int(f.cells())}, {"k", Int(f.k())},
+                {"counter_bits", Int(f.width())}, {"bytes", Int(f.byte_size())},
+                {"saturated_counters", Int(f.SaturatedCells())},
+                {"lost_increments", Int(f.saturations())}};
+  FillFields(out, f.cells(), f.k(), nonzero);
   return out;
 }
 Fields StatsOf(const g::BlockedCountingFilter& f) {
-  Fields out = {{"type", Str("blocked-counting")}, {"blocks", Num(static_cast<double>(f.blocks()))}, {"k", Num(f.k())},
-                {"bytes", Num(static_cast<double>(f.byte_size()))},
-                {"inserted", Num(static_cast<double>(f.inserted()))},
-                {"saturated_counters", Num(static_cast<double>(f.SaturatedCells()))},
-                {"lost_increments", Num(static_cast<double>(f.saturations()))},
+  Fields out = {{"type", Str("blocked-counting")}, {"blocks", Int(f.blocks())}, {"k", Int(f.k())},
+                {"bytes", Int(f.byte_size())},
+                {"inserted", Int(f.inserted())},
+                {"saturated_counters", Int(f.SaturatedCells())},
+                {"lost_increments", Int(f.saturations())},
                 {"model_fpr_at_inserted", Num(f.Fpr(f.inserted()))}};
   // The rate now from each block's own fill: a fresh key lands in a uniform
   // block and is positive when its k probes find non-zero counters there,
@@ -221,17 +253,17 @@ Fields StatsOf(const g::BlockedCountingFilter& f) {
     for (uint32_t c = 0; c < 128; ++c) nz += f.CounterAt(b * 128 + c) != 0;
     rate += std::pow(nz / 128.0, f.k());
   }
-  out.push_back({"nonzero_counters", Num(static_cast<double>(f.NonZeroCells()))});
+  out.push_back({"nonzero_counters", Int(f.NonZeroCells())});
   out.push_back({"fill", Num(static_cast<double>(f.NonZeroCells()) / (128.0 * static_cast<double>(f.blocks())))});
   out.push_back({"fpr_now", Num(rate / static_cast<double>(f.blocks()))});
   return out;
 }
 Fields StatsOf(const g::CountMinSketch& s) {
   return {{"type", Str("count-min")},
-          {"columns", Num(static_cast<double>(s.width()))},
-          {"depth", Num(s.depth())},
+          {"columns", Int(s.width())},
+          {"depth", Int(s.depth())},
           {"conservative", s.conservative() ? "true" : "false"},
-          {"total", Num(static_cast<double>(s.total()))},
+          {"total", Int(s.total())},
           {"epsilon", Num(s.epsilon())},
           {"delta", Num(s.delta())},
           {"error_bound", Num(s.epsilon() * static_cast<double>(s.total()))}};
@@ -270,16 +302,19 @@ int GardenBuild(int argc, char** argv) {
     const KeyList keys(a);
     Batches(keys.keys, [&](std::span<const std::string_view> b) { f.InsertHashBatch(Hashes(b, f.hasher())); });
     g::SaveGarden(f, out);
+    Write(stdout, out + ": " + Describe(f, keys.keys.size()) + "\n");
   } else if (type == "blocked-counting") {
     g::BlockedCountingFilter f = NewBlocked(a, hash, seed);
     const KeyList keys(a);
     Batches(keys.keys, [&](std::span<const std::string_view> b) { f.InsertBatch(b); });
     g::SaveGarden(f, out);
+    Write(stdout, out + ": " + Describe(f, keys.keys.size()) + "\n");
   } else if (type == "count-min") {
     g::CountMinSketch s = NewCountMin(a, hash, seed);
     const KeyList keys(a);
     Batches(keys.keys, [&](std::span<const std::string_view> b) { s.AddHashBatch(Hashes(b, s.hasher())); });
     g::SaveGarden(s, out);
+    Write(stdout, out + ": " + Describe(s, keys.keys.size()) + "\n");
   } else {
     throw UsageError("--type = '" + type + "' is unknown: expected counting, blocked-counting or count-min");
   }
@@ -343,13 +378,8 @@ int GardenStats(int argc, char** argv) {
       ranked.erase(std::unique(ranked.begin(), ranked.end()), ranked.end());
       std::string list = "[";
       for (size_t i = 0; i < ranked.size() && i < top; ++i) {
-        std::string key;
-        for (char c : ranked[i].second) {
-          if (c == '"' || c == '\\') key.push_back('\\');
-          if (static_cast<unsigned char>(c) >= 0x20) key.push_back(c);
-        }
         list += i ? ", [" : "[";
-        list += Str(key);
+        list += Str(JsonEscape(ranked[i].second));  // as `stats --format json` escapes (json.h)
         list += ", ";
         list += std::to_string(ranked[i].first);
         list += "]";

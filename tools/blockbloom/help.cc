@@ -127,7 +127,7 @@ constexpr Help kHelp[] = {
      "Builds a counting filter, blocked counting filter or count-min sketch from keys (a file or\n"
      "standard input) and saves it as a garden file.\n"
      "  --type T         counting, blocked-counting or count-min (required)\n"
-     "  --n N            keys to size for, with --fpr (counting, blocked-counting; default: none)\n"
+     "  --n N            keys to size for, 1..2^40, with --fpr (counting, blocked-counting; default: none)\n"
      "  --fpr P          false-positive rate to size for, 0 < P < 1, with --n (default: none)\n"
      "  --cells C        counting: exactly C counters, with --k (default: sized by --n and --fpr)\n"
      "  --blocks B       blocked-counting: exactly B 64-byte blocks, with --k (default: sized by --n, --fpr)\n"

@@ -20,6 +20,12 @@
 //   blockbloom::garden::ScalableFilter sbf(/*initial_capacity=*/1000, /*fpr=*/0.001);
 //   sbf.Insert(7);                      // grows by slices, overall rate < 0.001
 //   blockbloom::garden::SaveGarden(cbf, "digest.bbg");   // atomic, checksummed
+//
+// Moved-from objects: after `auto b = std::move(a)`, `a` is empty() like a
+// moved-from blockbloom::Filter: its queries answer false / 0, its writes
+// (Insert, Remove, Add, MergeFrom) throw std::logic_error, SaveGarden and
+// SerializeGarden refuse it with std::logic_error, and assigning a whole
+// object to it makes it whole again.
 #ifndef BLOCKBLOOM_GARDEN_H_
 #define BLOCKBLOOM_GARDEN_H_
 

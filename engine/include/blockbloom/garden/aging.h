@@ -64,6 +64,8 @@ class StableFilter {
   void InsertHash(uint64_t hash);
   bool MayContainHash(uint64_t hash) const;
 
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return cells_.empty(); }
   uint64_t cells() const { return cells_.size(); }
   uint32_t k() const { return k_; }
   uint32_t cell_bits() const { return cells_.width(); }  // storage bits per cell
@@ -148,6 +150,8 @@ class A2Filter {
   // m = bits in total (m/2 per vector, rounded down).
   A2Filter(uint64_t bits, double fpr, HashKind hash = HashKind::kXxh3, uint64_t seed = 0);
 
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return vectors_[0].empty(); }
   uint64_t bits() const { return bits_; }
   double target_fpr() const { return fpr_; }
   const KeyHasher& hasher() const { return hasher_; }

@@ -120,7 +120,9 @@ class BlockedCountingFilter {
   // Same parameters and counters (not the statistics below).
   bool operator==(const BlockedCountingFilter& other) const;
 
-  uint64_t blocks() const { return blocks_; }
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return lines_ == nullptr; }
+  uint64_t blocks() const { return blocks_; }  // 0 once moved from
   uint32_t k() const { return k_; }
   const KeyHasher& hasher() const { return hasher_; }
   uint64_t byte_size() const { return blocks_ * kBlockBytes; }

@@ -103,6 +103,14 @@ class PackedCounters {
   // Throws std::invalid_argument naming `what` for cells = 0 or a width not in
   // {1, 2, 4, 8, 16, 32}.
   PackedCounters(uint64_t cells, uint32_t width, std::string_view what = "cells");
+  // A moved-from PackedCounters is empty(): no cells, no words.
+  PackedCounters(const PackedCounters&) = default;
+  PackedCounters& operator=(const PackedCounters&) = default;
+  PackedCounters(PackedCounters&& other) noexcept;
+  PackedCounters& operator=(PackedCounters&& other) noexcept;
+  ~PackedCounters() = default;
+
+  bool empty() const { return cells_ == 0; }
 
   uint64_t size() const { return cells_; }
   uint32_t width() const { return width_; }

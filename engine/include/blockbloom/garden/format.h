@@ -93,6 +93,8 @@ concept GardenVariant =
 // (not its parameters). Throws FormatError.
 GardenType PeekGardenType(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
 
+// Throws std::logic_error for an empty (moved-from) variant: no garden file
+// holds one, so none is written that would not load.
 template <GardenVariant T>
 std::vector<uint8_t> SerializeGarden(const T& variant);
 // Validates everything (see above); `name` only labels error messages.
@@ -102,6 +104,7 @@ template <GardenVariant T>
 T DeserializeGarden(std::span<const uint8_t> bytes, std::string_view name = "<buffer>");
 
 // Atomic (temporary file, fsync, rename: WriteFileAtomic of blockbloom/format.h).
+// Refuses an empty (moved-from) variant as SerializeGarden does, writing nothing.
 template <GardenVariant T>
 void SaveGarden(const T& variant, const std::string& path);
 template <GardenVariant T>
@@ -111,7 +114,12 @@ template <GardenVariant T>
 void LoadGarden(const std::string& path, T* into);
 
 // The whole file read into memory (for the CLI: peek, then load the right type).
-// Throws std::runtime_error naming the path if it cannot be read.
+// Only a regular file is opened (a FIFO, device, directory or socket is
+// refused at once, as LoadFilter refuses it), and its header is checked
+// (magic, version, type, hash, sizes against the file's length) before the
+// rest is read: a large file that is not a garden file costs one 64-byte read.
+// Throws std::runtime_error naming the path if it cannot be read, FormatError
+// for a bad header.
 std::vector<uint8_t> ReadGardenFile(const std::string& path);
 
 }  // namespace blockbloom::garden

@@ -40,6 +40,17 @@ double CounterOverflowBoundAtOptimalK(double m, double j);
 double CounterTailExact(double m, double n, double k, uint64_t j);
 
 // ---- CountingFilter -------------------------------------------------------------
+// The classic optimum for n distinct keys at rate fpr: m = ceil(-n ln p /
+// (ln 2)^2) cells, k = round((m / n) ln 2) clamped to [1, 32]. Every real is
+// checked before it becomes an integer: throws std::invalid_argument naming
+// the parameter for n = 0, fpr outside (0, 1), or more cells than a counter
+// array holds (2^52: fpr = 1e-300 at n = 2^40 needs 1.6e15, within it).
+struct CountingParams {
+  uint64_t cells;
+  uint32_t k;
+};
+CountingParams SolveCounting(uint64_t n, double fpr);
+
 // A counting Bloom filter: m packed w-bit counters (w = 4 by default, as Fan et
 // al. found enough; any of 1, 2, 4, 8, 16, 32). Insert increments the key's k
 // counters, Remove decrements them, MayContain tests that all are non-zero,
@@ -79,6 +90,9 @@ class CountingFilter {
   // [1, 32] or a width not in {1, 2, 4, 8, 16, 32}.
   CountingFilter(uint64_t cells, uint32_t k, uint32_t width = kDefaultWidth,
                  HashKind hash = HashKind::kXxh3, uint64_t seed = 0);
+  // Sized for n distinct keys at rate fpr by SolveCounting (below).
+  static CountingFilter ForKeys(uint64_t n, double fpr, uint32_t width = kDefaultWidth,
+                                HashKind hash = HashKind::kXxh3, uint64_t seed = 0);
 
   template <Key K> void Insert(const K& key) { InsertHash(hasher_(key)); }
   // Returns false, changing nothing, if some counter of the key is 0 (the key
@@ -104,6 +118,8 @@ class CountingFilter {
   void MergeFrom(const CountingFilter& other);
   bool operator==(const CountingFilter& other) const;
 
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return counters_.empty(); }
   uint64_t cells() const { return counters_.size(); }
   uint32_t k() const { return k_; }
   uint32_t width() const { return counters_.width(); }
@@ -204,6 +220,8 @@ class SpectralFilter {
   uint64_t CountHash(uint64_t hash) const;
 
   Policy policy() const { return policy_; }
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return primary_.empty(); }
   const KeyHasher& hasher() const { return primary_.hasher(); }
   void Clear();
   void MergeFrom(const SpectralFilter& other);
@@ -280,6 +298,8 @@ class CountMinSketch {
   void Clear();
   void MergeFrom(const CountMinSketch& other, uint64_t weight = 1);
   bool conservative() const { return conservative_; }
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return counts_.empty(); }
   const KeyHasher& hasher() const { return hasher_; }
   uint64_t CounterAt(uint32_t row, uint64_t col) const { return counts_[row * width_ + col]; }
 
@@ -352,6 +372,8 @@ class BitwiseFilter {
   uint64_t CountHash(uint64_t hash) const;
 
   size_t levels() const { return levels_.size(); }
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return levels_.empty(); }
   void Clear();
   void MergeFrom(const BitwiseFilter& other);
   const KeyHasher& hasher() const { return hasher_; }

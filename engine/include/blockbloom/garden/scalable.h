@@ -80,6 +80,8 @@ class ScalableFilter {
   bool InsertHash(uint64_t hash);
   bool MayContainHash(uint64_t hash) const;
 
+  // True only for a moved-from object (garden.h, "Moved-from objects").
+  bool empty() const { return slices_.empty(); }
   size_t slices() const { return slices_.size(); }
   const Filter& slice(size_t i) const { return slices_[i]; }
   uint64_t SliceCapacity(size_t i) const;  // n_0 s^i
