@@ -630,9 +630,11 @@ py::object ProbeKeys(const F& f, std::shared_mutex* mu, py::handle keys, py::han
 struct ManyFilters {
   std::vector<const blockbloom::FilterView*> views;
   std::vector<std::shared_mutex*> mutexes;  // distinct, ascending
+  std::vector<py::object> refs;             // keeps the filters of a generator alive for the call
 
   explicit ManyFilters(py::handle seq) {
     for (py::handle item : py::reinterpret_borrow<py::iterable>(seq)) {
+      refs.push_back(py::reinterpret_borrow<py::object>(item));
       if (py::isinstance<PyFilter>(item)) {
         PyFilter& pf = item.cast<PyFilter&>();
         views.push_back(&pf.filter);

@@ -157,6 +157,11 @@ def test_many_equals_the_loop(target, tmp_path):
         assert [list(r) for r in idx] == [list(np.flatnonzero(want[:, j])) for j in range(len(fs))]
         h = hashes_of(keys, fs[0])
         assert np.array_equal(blockbloom.may_contain_hash_many(fs, h), want)
+        assert np.array_equal(fs[-1].may_contain_hash(h, output="indices"), np.flatnonzero(want[:, -1]))
+        # Filters from a generator live for the call.
+        paths = [tmp_path / "mapped.bbf"] * 2
+        assert np.array_equal(blockbloom.may_contain_many((blockbloom.open(p) for p in paths), keys),
+                              want[:, [-1, -1]])
         strs = [f"s{k % 1009}" for k in keys]
         want_s = np.stack([f.may_contain(strs) for f in fs], axis=1) if n else np.zeros((0, len(fs)), bool)
         assert np.array_equal(blockbloom.may_contain_many(fs, strs), want_s)
