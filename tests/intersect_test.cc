@@ -73,7 +73,7 @@ TEST_P(OnEveryTarget, BytesAreTheAndAndEveryKeyOfBothIsFound) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, OnEveryTarget, ::testing::ValuesIn(SupportedTargets()), TargetName);
+INSTANTIATE_TEST_SUITE_P(Intersect, OnEveryTarget, ::testing::ValuesIn(SupportedTargets()), TargetName);
 
 // What the header promises and what it does not: the rate is at most either
 // input's (each absent key the result answers "maybe" both inputs answer

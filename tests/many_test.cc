@@ -201,7 +201,7 @@ TEST_P(OnEveryTarget, HashBitmapAndSelectEqualTheByteLoop) {
 }
 
 
-INSTANTIATE_TEST_SUITE_P(Targets, OnEveryTarget, ::testing::ValuesIn(SupportedTargets()), TargetName);
+INSTANTIATE_TEST_SUITE_P(Many, OnEveryTarget, ::testing::ValuesIn(SupportedTargets()), TargetName);
 
 // ---- Errors ---------------------------------------------------------------------------------
 

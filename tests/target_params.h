@@ -35,7 +35,7 @@ inline std::vector<std::string> SupportedTargets() {
 inline std::string TargetName(const ::testing::TestParamInfo<std::string>& p) { return p.param; }
 
 // TEST_P(OnEveryTarget, ...) runs with GetParam() pinned; instantiate with
-//   INSTANTIATE_TEST_SUITE_P(Targets, OnEveryTarget, ::testing::ValuesIn(SupportedTargets()), TargetName);
+//   INSTANTIATE_TEST_SUITE_P(Suite, OnEveryTarget, ::testing::ValuesIn(SupportedTargets()), TargetName);
 class OnEveryTarget : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
