@@ -115,6 +115,13 @@ size_t QueryBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t s
   return hits;
 }
 
+void HashInChunks(std::span<const uint64_t> keys, HashKind kind, uint64_t seed, const HashChunkFn& fn) {
+  ForEachHashChunk(keys, kind, seed, fn);
+}
+void HashInChunks(std::span<const std::string_view> keys, HashKind kind, uint64_t seed, const HashChunkFn& fn) {
+  ForEachHashChunk(keys, kind, seed, fn);
+}
+
 void InsertBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys) {
   const kernels::Ops& ops = kernels::Active();
   ForEachHashChunk(keys, kind, seed, [&](const uint64_t* h, size_t n, const uint64_t* next, size_t nn, size_t) {

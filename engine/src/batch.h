@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string_view>
 
@@ -30,6 +31,17 @@ size_t QueryBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t s
                         uint8_t* out);
 // Concurrent writers: every word touched is ORed atomically.
 void InsertBatchAtomic(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys);
+
+// Stage 1 alone, for callers that probe each chunk of hashes more than once
+// (the many-filter probe, many.cc): hashes keys in chunks of kernels::kHashChunk
+// into two L1 buffers, one chunk ahead, and calls
+//   fn(hashes, n, next, nnext, start)
+// with hashes[0, n) = the hashes of keys[start, start + n) and next[0, nnext)
+// those of the following chunk (nnext = 0 at the end), both valid only during the call.
+using HashChunkFn = std::function<void(const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext,
+                                       size_t start)>;
+void HashInChunks(std::span<const uint64_t> keys, HashKind kind, uint64_t seed, const HashChunkFn& fn);
+void HashInChunks(std::span<const std::string_view> keys, HashKind kind, uint64_t seed, const HashChunkFn& fn);
 
 }  // namespace blockbloom::detail
 

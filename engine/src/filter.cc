@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "blockbloom/filter.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -220,23 +221,38 @@ void Filter::InsertBatchAtomic(std::span<const uint64_t> keys) {
 
 // ---- Set operations -----------------------------------------------------------------------
 
-void Filter::UnionWith(const FilterView& o) {
-  CheckWritable();
-  std::string why;
-  if (!CompatibleWith(o, &why)) Invalid("cannot union filters: " + why);
-  // Whole 64-bit words (the payload is a multiple of 64 bytes): a byte loop
-  // through the members' pointers does not vectorize (bits_ may alias them).
-  uint8_t* dst = bits_;
-  const uint8_t* src = o.data();
-  const uint64_t bytes = bytes_;
+namespace {
+// dst[i] = op(dst[i], src[i]) over `bytes` (a multiple of 64), in whole 64-bit
+// words: a byte loop through the members' pointers does not vectorize (bits_
+// may alias them).
+template <typename Op>
+void CombineWords(uint8_t* dst, const uint8_t* src, uint64_t bytes, Op op) {
   for (uint64_t i = 0; i < bytes; i += 8) {
     uint64_t x, y;
     std::memcpy(&x, dst + i, 8);
     std::memcpy(&y, src + i, 8);
-    x |= y;
+    x = op(x, y);
     std::memcpy(dst + i, &x, 8);
   }
+}
+}  // namespace
+
+void Filter::CheckCombinable(const FilterView& o, const char* op) const {
+  CheckWritable();
+  std::string why;
+  if (!CompatibleWith(o, &why)) Invalid(std::string("cannot ") + op + " filters: " + why);
+}
+
+void Filter::UnionWith(const FilterView& o) {
+  CheckCombinable(o, "union");
+  CombineWords(bits_, o.data(), bytes_, [](uint64_t x, uint64_t y) { return x | y; });
   AddInserted(o.inserted());
+}
+
+void Filter::IntersectWith(const FilterView& o) {
+  CheckCombinable(o, "intersect");
+  CombineWords(bits_, o.data(), bytes_, [](uint64_t x, uint64_t y) { return x & y; });
+  inserted_ = std::min(inserted(), o.inserted());
 }
 
 void Filter::Clear() {

@@ -12,6 +12,7 @@
 #include "engine/src/errors.h"
 #include "engine/src/filter_access.h"
 #include "engine/src/hash_inline.h"
+#include "engine/src/pack.h"
 #include "kernels/kernels.h"
 #include "kernels/reference.h"
 
@@ -97,87 +98,87 @@ size_t FilterView::MayContainBatch(std::span<const std::string_view> keys, std::
 
 // ---- Bitmap and selection vector ----------------------------------------------------
 // The byte kernels over 4096-key pieces into a 4 KiB stack buffer (L1), then
-// packed: the kernels' look-ahead restarts once per piece, one miss latency
-// per 4096 keys. Packing 8 answer bytes (each 0 or 1) into 8 bits is one
-// multiply: byte i of x times byte 7 - i of 0x0102040810204080 (= 2^i) lands
-// on bit i of the top byte, and no two products overlap.
+// packed (engine/src/pack.h): the kernels' look-ahead restarts once per piece,
+// one miss latency per 4096 keys. Keys and precomputed hashes alike: `query`
+// is the byte form for one piece (MayContainBatch or MayContainHashBatch).
 namespace {
 constexpr size_t kPiece = 4096;
 
-inline uint64_t PackBytes8(const uint8_t* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  return (x * 0x0102040810204080ULL) >> 56;
-}
-
-template <typename Key, typename Fn>
-size_t ForEachPiece(const FilterView& v, std::span<const Key> keys, Fn&& fn) {
+template <typename Key, typename Query, typename Fn>
+size_t ForEachPiece(std::span<const Key> keys, Query&& query, Fn&& fn) {
   alignas(64) uint8_t buf[kPiece];
   size_t hits = 0;
   for (size_t start = 0; start < keys.size(); start += kPiece) {
     const size_t len = std::min(kPiece, keys.size() - start);
-    hits += v.MayContainBatch(keys.subspan(start, len), std::span<uint8_t>(buf, len));
+    hits += query(keys.subspan(start, len), std::span<uint8_t>(buf, len));
     std::memset(buf + len, 0, (len + 63) / 64 * 64 - len);  // the last word's unused bits
     fn(buf, start, len);
   }
   return hits;
 }
 
-template <typename Key>
-size_t Bitmap(const FilterView& v, std::span<const Key> keys, std::span<uint64_t> bits) {
+template <typename Key, typename Query>
+size_t Bitmap(std::span<const Key> keys, std::span<uint64_t> bits, Query&& query) {
   const size_t words = (keys.size() + 63) / 64;
   if (bits.size() < words)
     throw std::invalid_argument("blockbloom: bits.size() = " + std::to_string(bits.size()) +
                                 " is too small: expected at least ceil(keys.size() / 64) = " + std::to_string(words));
-  return ForEachPiece(v, keys, [&](const uint8_t* buf, size_t start, size_t len) {
-    uint64_t* out = bits.data() + start / 64;
-    for (size_t w = 0; w < (len + 63) / 64; ++w) {
-      uint64_t word = 0;
-      for (size_t b = 0; b < 8; ++b) word |= PackBytes8(buf + w * 64 + b * 8) << (8 * b);
-      out[w] = word;
-    }
+  return ForEachPiece(keys, query, [&](const uint8_t* buf, size_t start, size_t len) {
+    detail::PackBits(buf, len, bits.data() + start / 64);
   });
 }
 
-template <typename Key>
-size_t Select(const FilterView& v, std::span<const Key> keys, std::span<uint32_t> sel) {
+template <typename Key, typename Query>
+size_t Select(std::span<const Key> keys, std::span<uint32_t> sel, Query&& query) {
   detail::CheckOutSize(keys.size(), sel.size());
   if (keys.size() > (uint64_t{1} << 32))
     throw std::invalid_argument("blockbloom: keys.size() = " + std::to_string(keys.size()) +
                                 " is too large for 32-bit selection indices: expected at most 2^32");
   size_t n = 0;
-  ForEachPiece(v, keys, [&](const uint8_t* buf, size_t start, size_t len) {
-    // 64 answers packed into a word, then one store per set bit (count
-    // trailing zeros), so the mostly-absent probes a filter exists for cost
-    // nothing past the bitmap. Measured (split256, 1M and 10M keys, AMD EPYC,
-    // loaded, CPU time): 1% present, select 1.03-1.07x the byte output; half
-    // present 1.14-1.19x, where writing every index and advancing by the
-    // answer byte cost 1.21-1.28x at any density.
-    for (size_t w = 0; w < (len + 63) / 64; ++w) {
-      uint64_t word = 0;
-      for (size_t b = 0; b < 8; ++b) word |= PackBytes8(buf + w * 64 + b * 8) << (8 * b);
-      const uint32_t base = static_cast<uint32_t>(start + w * 64);
-      while (word != 0) {
-        sel[n++] = base + static_cast<uint32_t>(std::countr_zero(word));
-        word &= word - 1;
-      }
-    }
+  // Measured (split256, 1M and 10M keys, AMD EPYC, loaded, CPU time): 1%
+  // present, select 1.03-1.07x the byte output; half present 1.14-1.19x, where
+  // writing every index and advancing by the answer byte cost 1.21-1.28x at any density.
+  ForEachPiece(keys, query, [&](const uint8_t* buf, size_t start, size_t len) {
+    n = detail::AppendSelected(buf, len, static_cast<uint32_t>(start), sel.data(), n);
   });
   return n;
 }
+
+// The byte forms of one view, as Bitmap and Select call them.
+struct KeyQuery {
+  const FilterView& v;
+  template <typename Key>
+  size_t operator()(std::span<const Key> keys, std::span<uint8_t> out) const {
+    return v.MayContainBatch(keys, out);
+  }
+};
+struct HashQuery {
+  const FilterView& v;
+  size_t operator()(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
+    return v.MayContainHashBatch(hashes, out);
+  }
+};
 }  // namespace
 
 size_t FilterView::MayContainBatchBitmap(std::span<const uint64_t> keys, std::span<uint64_t> bits) const {
-  return Bitmap(*this, keys, bits);
+  return Bitmap(keys, bits, KeyQuery{*this});
 }
 size_t FilterView::MayContainBatchBitmap(std::span<const std::string_view> keys, std::span<uint64_t> bits) const {
-  return Bitmap(*this, keys, bits);
+  return Bitmap(keys, bits, KeyQuery{*this});
 }
 size_t FilterView::MayContainBatchSelect(std::span<const uint64_t> keys, std::span<uint32_t> sel) const {
-  return Select(*this, keys, sel);
+  return Select(keys, sel, KeyQuery{*this});
 }
 size_t FilterView::MayContainBatchSelect(std::span<const std::string_view> keys, std::span<uint32_t> sel) const {
-  return Select(*this, keys, sel);
+  return Select(keys, sel, KeyQuery{*this});
+}
+
+// ---- Bitmap and selection vector from precomputed hashes ------------------------------
+size_t FilterView::MayContainHashBatchBitmap(std::span<const uint64_t> hashes, std::span<uint64_t> bits) const {
+  return Bitmap(hashes, bits, HashQuery{*this});
+}
+size_t FilterView::MayContainHashBatchSelect(std::span<const uint64_t> hashes, std::span<uint32_t> sel) const {
+  return Select(hashes, sel, HashQuery{*this});
 }
 
 // ---- Beside concurrent writers -------------------------------------------------------

@@ -23,6 +23,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -42,6 +43,7 @@
 #include "blockbloom/format.h"
 #include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
+#include "blockbloom/many.h"
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
 #include "blockbloom/targets.h"
@@ -454,12 +456,15 @@ void Insert(PyFilter& pf, py::handle keys) {
   }
 }
 
-// this |= other, locking both in address order (this exclusive, other shared).
-void UnionInPlace(PyFilter& self, const PyFilter& other) {
+// Union or intersection of two filters, in place (Filter::UnionWith / IntersectWith).
+using CombineOp = void (Filter::*)(const blockbloom::FilterView&);
+
+// this op= other, locking both in address order (this exclusive, other shared).
+void CombineInPlace(PyFilter& self, const PyFilter& other, CombineOp op) {
   py::gil_scoped_release release;
   if (&self == &other) {
     std::unique_lock<std::shared_mutex> lock(self.mu);
-    self.filter.UnionWith(self.filter);
+    (self.filter.*op)(self.filter);
     return;
   }
   std::unique_lock<std::shared_mutex> a(self.mu, std::defer_lock);
@@ -471,22 +476,24 @@ void UnionInPlace(PyFilter& self, const PyFilter& other) {
     b.lock();
     a.lock();
   }
-  self.filter.UnionWith(other.filter);
+  (self.filter.*op)(other.filter);
 }
 
-// A mapped file's bits (Python's FilterView) ORed into a filter: the view is read-only, no lock.
-void UnionView(PyFilter& self, const PyView& other);
+// A mapped file's bits (Python's FilterView) combined into a filter: the view is read-only, no lock.
+void CombineView(PyFilter& self, const PyView& other, CombineOp op);
 
-// this |= other for a Filter or a FilterView.
-void UnionAny(PyFilter& self, py::handle other) {
+// this op= other for a Filter or a FilterView; `name` ("union") for the TypeError.
+void CombineAny(PyFilter& self, py::handle other, CombineOp op, const char* name) {
   if (py::isinstance<PyFilter>(other)) {
-    UnionInPlace(self, other.cast<const PyFilter&>());
+    CombineInPlace(self, other.cast<const PyFilter&>(), op);
   } else if (py::isinstance<PyView>(other)) {
-    UnionView(self, other.cast<const PyView&>());
+    CombineView(self, other.cast<const PyView&>(), op);
   } else {
-    TypeErr("union takes a blockbloom.Filter or FilterView, not a " + TypeName(other));
+    TypeErr(std::string(name) + " takes a blockbloom.Filter or FilterView, not a " + TypeName(other));
   }
 }
+void UnionAny(PyFilter& self, py::handle other) { CombineAny(self, other, &Filter::UnionWith, "union"); }
+void IntersectAny(PyFilter& self, py::handle other) { CombineAny(self, other, &Filter::IntersectWith, "intersect"); }
 
 std::unique_ptr<PyFilter> Copy(const PyFilter& pf) {
   py::gil_scoped_release release;
@@ -513,10 +520,205 @@ std::unique_ptr<PyFilter> FromBytes(py::buffer data, const std::string& name) {
   return std::make_unique<PyFilter>(blockbloom::DeserializeFilter(span, name));
 }
 
-void UnionView(PyFilter& self, const PyView& other) {
+void CombineView(PyFilter& self, const PyView& other, CombineOp op) {
   py::gil_scoped_release release;
   std::unique_lock<std::shared_mutex> lock(self.mu);
-  self.filter.UnionWith(other.view);
+  (self.filter.*op)(other.view);
+}
+
+// ---- Answer forms (bool / bits / indices), precomputed hashes, many filters -------------
+// may_contain(keys, output=...), may_contain_hash(hashes, out=, output=...)
+// and the module's may_contain_many / may_contain_hash_many. `output`:
+//   "bool":    a numpy bool array, one answer per key (many: shape (keys, filters));
+//   "bits":    numpy uint64 words, bit i % 64 of word i / 64 for key i, LSB-first,
+//              the last word's unused bits 0 (many: shape (filters, words));
+//   "indices": a numpy uint32 array of the indices of the keys that may be
+//              present, ascending (many: a list of them, one per filter).
+
+enum class Output { kBool, kBits, kIndices };
+
+Output OutputArg(const std::string& name) {
+  if (name == "bool") return Output::kBool;
+  if (name == "bits") return Output::kBits;
+  if (name == "indices") return Output::kIndices;
+  throw py::value_error("blockbloom: output = '" + name + "' is unknown: expected 'bool', 'bits' or 'indices'");
+}
+
+// Precomputed hashes: any integer array (uint64 as it is, others converted as
+// numpy casts them), as a Keys batch of u64 whose `hashes` flag says what they are.
+struct Batch {
+  Keys keys;
+  bool hashes = false;
+};
+
+Batch HashBatch(py::handle obj) {
+  Batch b;
+  b.hashes = true;
+  py::array arr = py::isinstance<py::array>(obj) ? py::reinterpret_borrow<py::array>(obj)
+                                                 : py::array(Numpy().attr("asarray")(obj));
+  const char kind = arr.dtype().kind();
+  if (kind != 'u' && kind != 'i')
+    TypeErr("hashes of dtype " + py::str(static_cast<py::handle>(arr.dtype())).cast<std::string>() +
+            ": expected a uint64 array (blockbloom.hash_key's values)");
+  ParseArray(arr, &b.keys);
+  return b;
+}
+
+Batch KeyBatch(py::handle obj) {
+  Batch b{ParseKeys(obj)};
+  if (b.keys.scalar) TypeErr("this form needs a batch of keys, not one key");
+  return b;
+}
+
+std::span<const uint64_t> U64(const Keys& k) { return {k.u64, k.n}; }
+std::span<const std::string_view> Views(const Keys& k) { return {k.views}; }
+
+// One filter's answers in one form; under the caller's ReadLock, without the GIL.
+template <typename F>
+size_t BytesOf(const F& f, const Batch& b, std::span<uint8_t> out) {
+  if (b.hashes) return f.MayContainHashBatch(U64(b.keys), out);
+  return b.keys.is_string ? f.MayContainBatch(Views(b.keys), out) : f.MayContainBatch(U64(b.keys), out);
+}
+template <typename F>
+size_t BitsOf(const F& f, const Batch& b, std::span<uint64_t> out) {
+  if (b.hashes) return f.MayContainHashBatchBitmap(U64(b.keys), out);
+  return b.keys.is_string ? f.MayContainBatchBitmap(Views(b.keys), out) : f.MayContainBatchBitmap(U64(b.keys), out);
+}
+template <typename F>
+size_t IndicesOf(const F& f, const Batch& b, std::span<uint32_t> out) {
+  if (b.hashes) return f.MayContainHashBatchSelect(U64(b.keys), out);
+  return b.keys.is_string ? f.MayContainBatchSelect(Views(b.keys), out) : f.MayContainBatchSelect(U64(b.keys), out);
+}
+
+// out=: a writable C-contiguous bool or uint8 array of n elements.
+uint8_t* OutBytes(py::handle out_arg, size_t n) {
+  if (!py::isinstance<py::array>(out_arg)) TypeErr("out= takes a numpy bool or uint8 array");
+  auto out = py::reinterpret_borrow<py::array>(out_arg);
+  const bool bytes = out.dtype().kind() == 'b' || (out.dtype().kind() == 'u' && out.itemsize() == 1);
+  if (!bytes || !(out.flags() & py::array::c_style) || !out.writeable() || static_cast<size_t>(out.size()) != n)
+    throw py::value_error("blockbloom: out= must be a writable C-contiguous bool or uint8 array of " +
+                          std::to_string(n) + " elements");
+  return static_cast<uint8_t*>(out.mutable_data());
+}
+
+template <typename F>
+py::object ProbeForm(const F& f, std::shared_mutex* mu, const Batch& b, Output form, py::handle out_arg) {
+  const size_t n = b.keys.size();
+  if (!out_arg.is_none() && form != Output::kBool) TypeErr("out= goes with output='bool' only");
+  if (form == Output::kBool) {
+    py::object out = out_arg.is_none() ? py::object(py::array_t<bool>(b.keys.shape))
+                                       : py::reinterpret_borrow<py::object>(out_arg);
+    uint8_t* dst = OutBytes(out, n);
+    py::gil_scoped_release release;
+    const auto lock = ReadLock(mu);
+    BytesOf(f, b, std::span<uint8_t>(dst, n));
+    return out;
+  }
+  if (form == Output::kBits) {
+    py::array_t<uint64_t> bits(static_cast<py::ssize_t>((n + 63) / 64));
+    uint64_t* dst = bits.mutable_data();
+    py::gil_scoped_release release;
+    const auto lock = ReadLock(mu);
+    BitsOf(f, b, std::span<uint64_t>(dst, (n + 63) / 64));
+    return bits;
+  }
+  std::vector<uint32_t> sel(n);
+  size_t r;
+  {
+    py::gil_scoped_release release;
+    const auto lock = ReadLock(mu);
+    r = IndicesOf(f, b, sel);
+  }
+  return py::array_t<uint32_t>(static_cast<py::ssize_t>(r), sel.data());
+}
+
+// may_contain(keys, out=, output=): "bool" is the established path (scalars too).
+template <typename F>
+py::object ProbeKeys(const F& f, std::shared_mutex* mu, py::handle keys, py::handle out, const std::string& output) {
+  const Output form = OutputArg(output);
+  if (form == Output::kBool) return Probe(f, mu, keys, out);
+  return ProbeForm(f, mu, KeyBatch(keys), form, out);
+}
+
+// The filters of a many-filter probe (Filter or FilterView objects) with
+// their locks, taken shared in address order (as unions take theirs), so no
+// two calls can wait on each other.
+struct ManyFilters {
+  std::vector<const blockbloom::FilterView*> views;
+  std::vector<std::shared_mutex*> mutexes;  // distinct, ascending
+  std::vector<py::object> refs;             // keeps the filters of a generator alive for the call
+
+  explicit ManyFilters(py::handle seq) {
+    for (py::handle item : py::reinterpret_borrow<py::iterable>(seq)) {
+      refs.push_back(py::reinterpret_borrow<py::object>(item));
+      if (py::isinstance<PyFilter>(item)) {
+        PyFilter& pf = item.cast<PyFilter&>();
+        views.push_back(&pf.filter);
+        mutexes.push_back(&pf.mu);
+      } else if (py::isinstance<PyView>(item)) {
+        views.push_back(&item.cast<PyView&>().view);
+      } else {
+        TypeErr("filters[" + std::to_string(views.size()) + "] is a " + TypeName(item) +
+                ": expected a blockbloom.Filter or FilterView");
+      }
+    }
+    std::sort(mutexes.begin(), mutexes.end());
+    mutexes.erase(std::unique(mutexes.begin(), mutexes.end()), mutexes.end());
+  }
+  std::vector<std::shared_lock<std::shared_mutex>> Lock() const {
+    std::vector<std::shared_lock<std::shared_mutex>> locks;
+    for (std::shared_mutex* mu : mutexes) locks.emplace_back(*mu);
+    return locks;
+  }
+};
+
+// The many-filter call for the batch's kind: many(keys) for u64 or string
+// keys, hash_many(hashes) for precomputed hashes.
+template <typename Many, typename HashMany>
+void ForBatch(const Batch& b, Many&& many, HashMany&& hash_many) {
+  if (b.hashes) {
+    hash_many(U64(b.keys));
+  } else if (b.keys.is_string) {
+    many(Views(b.keys));
+  } else {
+    many(U64(b.keys));
+  }
+}
+
+py::object ProbeMany(py::handle filters_arg, const Batch& b, const std::string& output) {
+  using namespace blockbloom;  // NOLINT(google-build-using-namespace): the MayContain*Many overloads
+  const Output form = OutputArg(output);
+  const ManyFilters fs(filters_arg);
+  const FilterPtrs filters(fs.views);
+  const size_t n = b.keys.size(), nf = fs.views.size();
+  const auto run = [&](auto&& many, auto&& hash_many) {
+    py::gil_scoped_release release;
+    const auto locks = fs.Lock();
+    ForBatch(b, many, hash_many);
+  };
+  if (form == Output::kBool) {
+    py::array_t<bool> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(nf)});
+    const std::span<uint8_t> dst(reinterpret_cast<uint8_t*>(out.mutable_data()), n * nf);
+    run([&](auto keys) { MayContainMany(filters, keys, dst); },
+        [&](auto hashes) { MayContainHashMany(filters, hashes, dst); });
+    return out;
+  }
+  if (form == Output::kBits) {
+    const size_t words = (n + 63) / 64;
+    py::array_t<uint64_t> out({static_cast<py::ssize_t>(nf), static_cast<py::ssize_t>(words)});
+    const std::span<uint64_t> dst(out.mutable_data(), nf * words);
+    run([&](auto keys) { MayContainManyBitmap(filters, keys, dst); },
+        [&](auto hashes) { MayContainHashManyBitmap(filters, hashes, dst); });
+    return out;
+  }
+  std::vector<uint32_t> sel(n * nf);
+  std::vector<size_t> counts(nf);
+  run([&](auto keys) { MayContainManySelect(filters, keys, std::span<uint32_t>(sel), std::span<size_t>(counts)); },
+      [&](auto hashes) { MayContainHashManySelect(filters, hashes, std::span<uint32_t>(sel), std::span<size_t>(counts)); });
+  py::list rows;
+  for (size_t j = 0; j < nf; ++j)
+    rows.append(py::array_t<uint32_t>(static_cast<py::ssize_t>(counts[j]), sel.data() + j * n));
+  return rows;
 }
 
 // Model rate at the distinct keys the fill suggests (what `blockbloom stats` reports).
@@ -645,11 +847,18 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
       "A filter of at least nbytes bytes (whole blocks) with k bits per key; without k, the model's best k for n keys.")
       .def("insert", [](PyFilter& self, py::handle keys) { Insert(self, keys); }, py::arg("keys"),
            "Inserts one key or a batch (GIL released; exclusive against other calls on this filter).")
-      .def("may_contain", [](const PyFilter& self, py::handle keys, py::handle out) {
-        return Probe(self.filter, &self.mu, keys, out);
-      }, py::arg("keys"), py::arg("out") = py::none(),
+      .def("may_contain", [](const PyFilter& self, py::handle keys, py::handle out, const std::string& output) {
+        return ProbeKeys(self.filter, &self.mu, keys, out, output);
+      }, py::arg("keys"), py::arg("out") = py::none(), py::kw_only(), py::arg("output") = "bool",
            "False: certainly absent; True: present or a false positive. A bool for one key, a numpy bool array "
-           "of the keys' shape for a batch (or `out`, a bool array of as many elements, filled and returned).")
+           "of the keys' shape for a batch (or `out`, a bool array of as many elements, filled and returned). "
+           "output='bits': uint64 words, bit i % 64 of word i // 64 for key i (LSB-first); "
+           "output='indices': the uint32 indices of the keys that may be present, ascending.")
+      .def("may_contain_hash", [](const PyFilter& self, py::handle hashes, py::handle out, const std::string& output) {
+        return ProbeForm(self.filter, &self.mu, HashBatch(hashes), OutputArg(output), out);
+      }, py::arg("hashes"), py::arg("out") = py::none(), py::kw_only(), py::arg("output") = "bool",
+           "As may_contain for precomputed 64-bit hashes (a uint64 array of hash_key values with this filter's "
+           "hash and seed); out= may be a bool or uint8 array.")
       .def("count", [](const PyFilter& self, py::handle keys) { return Count(self.filter, &self.mu, keys); },
            py::arg("keys"), "How many of the keys may be present.")
       .def("__contains__", [](const PyFilter& self, py::handle key) { return Contains(self.filter, &self.mu, key); })
@@ -663,6 +872,19 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
       .def("__or__", [](const PyFilter& self, py::handle other) {
         std::unique_ptr<PyFilter> out = Copy(self);
         UnionAny(*out, other);
+        return out;
+      })
+      .def("intersect", [](PyFilter& self, py::handle other) { IntersectAny(self, other); }, py::arg("other"),
+           "self &= other (a Filter or a FilterView): the bitwise AND. Every key of both is still found and the "
+           "false-positive rate is at most either's, but it is not the filter of the intersection set (bits set "
+           "by different keys in each survive). ValueError naming the difference if incompatible.")
+      .def("__iand__", [](py::object self, py::handle other) {
+        IntersectAny(self.cast<PyFilter&>(), other);
+        return self;
+      })
+      .def("__and__", [](const PyFilter& self, py::handle other) {
+        std::unique_ptr<PyFilter> out = Copy(self);
+        IntersectAny(*out, other);
         return out;
       })
       .def("compatible", [](const PyFilter& self, const PyFilter& other) -> std::optional<std::string> {
@@ -754,9 +976,14 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
 A filter file mapped read-only (Filter.open / blockbloom.open): queried in place, pages shared with every
 process mapping the same file. The same queries and introspection as Filter; no insert or union.
 )doc");
-  view.def("may_contain", [](const PyView& self, py::handle keys, py::handle out) {
-        return Probe(self.view, nullptr, keys, out);
-      }, py::arg("keys"), py::arg("out") = py::none(), "As Filter.may_contain.")
+  view.def("may_contain", [](const PyView& self, py::handle keys, py::handle out, const std::string& output) {
+        return ProbeKeys(self.view, nullptr, keys, out, output);
+      }, py::arg("keys"), py::arg("out") = py::none(), py::kw_only(), py::arg("output") = "bool",
+      "As Filter.may_contain.")
+      .def("may_contain_hash", [](const PyView& self, py::handle hashes, py::handle out, const std::string& output) {
+        return ProbeForm(self.view, nullptr, HashBatch(hashes), OutputArg(output), out);
+      }, py::arg("hashes"), py::arg("out") = py::none(), py::kw_only(), py::arg("output") = "bool",
+      "As Filter.may_contain_hash.")
       .def("count", [](const PyView& self, py::handle keys) { return Count(self.view, nullptr, keys); }, py::arg("keys"))
       .def("__contains__", [](const PyView& self, py::handle key) { return Contains(self.view, nullptr, key); })
       .def("to_filter", [](const PyView& self) {
@@ -829,6 +1056,17 @@ process mapping the same file. The same queries and introspection as Filter; no 
   m.def("pin_target", [](const std::string& name) { blockbloom::PinTarget(name); }, py::arg("name"),
         "Uses the named target for every filter in the process ('auto' unpins). ValueError if it is not "
         "compiled or not supported by this CPU.");
+  m.def("may_contain_many", [](py::handle filters, py::handle keys, const std::string& output) {
+    return ProbeMany(filters, KeyBatch(keys), output);
+  }, py::arg("filters"), py::arg("keys"), py::kw_only(), py::arg("output") = "bool",
+  "One batch of keys against many filters (Filter or FilterView) sharing a hash and seed, each key hashed once: "
+  "a bool array of shape (len(keys), len(filters)); output='bits': uint64 words of shape (len(filters), words); "
+  "output='indices': a list of uint32 index arrays, one per filter. ValueError naming the filter whose hash "
+  "or seed differs.");
+  m.def("may_contain_hash_many", [](py::handle filters, py::handle hashes, const std::string& output) {
+    return ProbeMany(filters, HashBatch(hashes), output);
+  }, py::arg("filters"), py::arg("hashes"), py::kw_only(), py::arg("output") = "bool",
+  "As may_contain_many for precomputed uint64 hashes.");
   m.def("hash_key", [](py::handle key, const std::string& hash, uint64_t seed) {
     Keys k = ParseKeys(key);
     if (!k.scalar) TypeErr("hash_key takes one int, str or bytes key");

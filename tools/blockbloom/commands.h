@@ -21,6 +21,7 @@ int Build(int argc, char** argv);          // file_cmds.cc
 int Query(int argc, char** argv);          // file_cmds.cc
 int Stats(int argc, char** argv);          // file_cmds.cc
 int Merge(int argc, char** argv);          // file_cmds.cc
+int Intersect(int argc, char** argv);      // file_cmds.cc
 int Fold(int argc, char** argv);           // file_cmds.cc
 int ImportParquet(int argc, char** argv);  // file_cmds.cc
 int ExportParquet(int argc, char** argv);  // file_cmds.cc

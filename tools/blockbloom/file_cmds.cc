@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The file commands: build, query, stats, merge, fold, import-parquet,
+// The file commands: build, query, stats, merge, intersect, fold, import-parquet,
 // export-parquet. Every output file is written atomically (format.h), so a
 // failing command leaves no partial file behind.
 //
@@ -325,7 +325,10 @@ int Stats(int argc, char** argv) {
   return 0;
 }
 
-int Merge(int argc, char** argv) {
+namespace {
+// merge and intersect: two compatible filters combined by `op` into OUT (saved
+// atomically, as every command saves), refused with the reason otherwise.
+int Combine(int argc, char** argv, const char* verb, void (Filter::*op)(const FilterView&)) {
   const Args args(argc, argv, {"o"});
   args.ExpectPositionals(2, 2, "two filters A B");
   const std::string out = args.Require("o");
@@ -334,12 +337,21 @@ int Merge(int argc, char** argv) {
   Filter a = LoadFilter(a_path);
   const Filter b = LoadFilter(b_path);
   std::string why;
-  if (!a.CompatibleWith(b, &why)) Fail("cannot merge " + a_path + " and " + b_path + ": " + why);
-  a.UnionWith(b);  // keys inserted add up, saturating: two files of 2^63 keys do not make 0
+  if (!a.CompatibleWith(b, &why)) Fail(std::string("cannot ") + verb + " " + a_path + " and " + b_path + ": " + why);
+  (a.*op)(b);
   SaveFilter(a, out);
   std::printf("%s: %s\n", out.c_str(), Describe(a).c_str());
   return 0;
 }
+}  // namespace
+
+// Union: keys inserted add up, saturating (two files of 2^63 keys do not make 0).
+int Merge(int argc, char** argv) { return Combine(argc, argv, "merge", &Filter::UnionWith); }
+
+// Bitwise AND (filter.h IntersectWith: every key of both still found, the rate
+// at most either input's; not the filter of the intersection set). The
+// distinct-keys estimate from the fill is printed beside it by Describe / stats.
+int Intersect(int argc, char** argv) { return Combine(argc, argv, "intersect", &Filter::IntersectWith); }
 
 int Fold(int argc, char** argv) {
   const Args args(argc, argv, {"o"});

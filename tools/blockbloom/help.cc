@@ -97,6 +97,13 @@ constexpr Help kHelp[] = {
      "usage: blockbloom merge A B -o OUT\n"
      "The union of two compatible filters (same layout, size, k, hash and seed; refuses others, naming\n"
      "why). Keys inserted add up, saturating at 2^64-1.\n" BB_OUT},
+    {"intersect",
+     "usage: blockbloom intersect A B -o OUT\n"
+     "The bitwise AND of two compatible filters (same layout, size, k, hash and seed; refuses others,\n"
+     "naming why). Every key inserted into both is still found and the false-positive rate is at most\n"
+     "either input's, but it is not the filter of the intersection set: bits set in A and in B by\n"
+     "different keys survive. Keys inserted: the smaller of the two counts; `stats OUT` estimates the\n"
+     "distinct keys from the fill (an over-count of the keys in both).\n" BB_OUT},
     {"fold",
      "usage: blockbloom fold FILTER -o OUT\n"
      "Halves the filter (needs an even block count; classic: bit count) and prints the model's\n"

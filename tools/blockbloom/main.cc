@@ -42,6 +42,7 @@ constexpr Command kCommands[] = {
     {"query", blockbloom::cli::Query, "FILTER [--keys FILE] [--key-width W] [--output bits|hits|count]"},
     {"stats", blockbloom::cli::Stats, "FILTER [--format text|json]: parameters, fill, distinct keys estimated from the fill, rate now"},
     {"merge", blockbloom::cli::Merge, "A B -o OUT: union of two compatible filters"},
+    {"intersect", blockbloom::cli::Intersect, "A B -o OUT: bitwise AND of two compatible filters (keys of both kept)"},
     {"fold", blockbloom::cli::Fold, "FILTER -o OUT: halve the size (needs an even block count)"},
     {"import-parquet", blockbloom::cli::ImportParquet, "FILE [--bytes N] -o FILTER"},
     {"export-parquet", blockbloom::cli::ExportParquet, "FILTER [--with-header] -o FILE"},

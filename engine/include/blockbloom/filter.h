@@ -134,6 +134,21 @@ class Filter : public FilterView {
   // naming the first difference (layout, blocks, k, hash, seed) if incompatible.
   // The inserted count saturates at 2^64 - 1.
   void UnionWith(const FilterView& other);
+  // Bitwise AND, for compatible filters only (the same check and message as
+  // UnionWith). What it is, honestly: NOT the filter of the intersection set
+  // S = the keys inserted into both. A key of S set all its bits in both, so
+  // every key of S is still found (no false negatives); but a bit set in A by
+  // a key only in A and in B by a key only in B survives too, so the result
+  // holds every bit of the filter built from S, and more where such bits meet.
+  // Every bit of the result is set in both inputs, so a probe it answers
+  // "maybe" is answered "maybe" by each of them: its false-positive rate is at
+  // most min(rate of A, rate of B), and at least that of the filter of S.
+  // The keys it holds: inserted() becomes min(inserted(), other.inserted())
+  // (an upper bound on |S| for inputs without duplicates); fold.h's
+  // EstimateDistinctKeys over the result's PopCount() estimates them from the
+  // fill, over-counting |S| by the colliding bits above, while
+  // est(A) + est(B) - est(A | B) (inclusion-exclusion over the fills) does not.
+  void IntersectWith(const FilterView& other);
   void Clear();
 
  private:
@@ -148,6 +163,8 @@ class Filter : public FilterView {
     count.store(now + (now != ~uint64_t{0}), std::memory_order_relaxed);  // saturates
   }
   void AddInserted(uint64_t n);
+  // Throws as UnionWith / IntersectWith document, `op` naming the operation ("union").
+  void CheckCombinable(const FilterView& other, const char* op) const;
   void Release() noexcept;
   void BecomeEmpty() noexcept;
 

@@ -111,6 +111,13 @@ class FilterView {
   // keys.size() > 2^32.
   size_t MayContainBatchSelect(std::span<const uint64_t> keys, std::span<uint32_t> sel) const;
   size_t MayContainBatchSelect(std::span<const std::string_view> keys, std::span<uint32_t> sel) const;
+  // The same two forms from precomputed hashes (HashU64 / HashBytes with this
+  // filter's hash kind and seed, or the engine's own hash of the key), for
+  // engines that hash once for a hash table and a filter: the bitmap's bit i
+  // (bit i % 64 of bits[i / 64], LSB-first) and the selection's indices answer
+  // exactly as MayContainHash(hashes[i]). Same sizes and errors as above.
+  size_t MayContainHashBatchBitmap(std::span<const uint64_t> hashes, std::span<uint64_t> bits) const;
+  size_t MayContainHashBatchSelect(std::span<const uint64_t> hashes, std::span<uint32_t> sel) const;
 
   // ---- Beside concurrent InsertAtomic* writers ---------------------------------
   bool MayContainAtomic(uint64_t key) const;
