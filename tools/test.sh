@@ -10,7 +10,7 @@ jobs=$(nproc)
 stage() { printf '\n== %s ==\n' "$*"; }
 
 stage "dependencies"
-tools/install-deps.sh test
+tools/install-deps.sh test report  # report: matplotlib for the report test
 
 stage "g++: build (warnings are errors)"
 cmake -S . -B build/gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DBLOCKBLOOM_WERROR=ON >/dev/null
