@@ -17,6 +17,7 @@ from __future__ import annotations
 import os as _os
 
 from ._core import (
+    REQUIRED_ALIGNMENT,
     Filter,
     FilterView,
     FormatError,
@@ -28,10 +29,12 @@ from ._core import (
     params as _params,
     pin_target,
     predict_fpr,
+    required_bytes,
     targets,
 )
 
 __all__ = [
+    "REQUIRED_ALIGNMENT",
     "Filter",
     "FilterView",
     "FormatError",
@@ -45,6 +48,7 @@ __all__ = [
     "params",
     "pin_target",
     "predict_fpr",
+    "required_bytes",
     "supported_targets",
     "targets",
 ]

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -347,10 +348,26 @@ Keys ParseKeys(py::handle obj) {
 
 // ---- Filters with their locks --------------------------------------------------------
 
+// A caller's writable buffer held for a Filter.in_buffer filter: the Py_buffer
+// keeps the exporter's memory in place (a bytearray cannot be resized, an mmap
+// not closed) until the filter is gone. Released with the GIL held (pybind11
+// destroys PyFilter under it).
+struct HeldBuffer {
+  HeldBuffer() = default;
+  HeldBuffer(const HeldBuffer&) = delete;
+  HeldBuffer& operator=(const HeldBuffer&) = delete;
+  ~HeldBuffer() {
+    if (held) PyBuffer_Release(&view);
+  }
+  Py_buffer view{};
+  bool held = false;
+};
+
 struct PyFilter {
   explicit PyFilter(Filter f) : filter(std::move(f)) {}
   Filter filter;
   mutable std::shared_mutex mu;
+  std::unique_ptr<HeldBuffer> buffer;  // set for Filter.in_buffer: the memory `filter` lives in
 };
 
 // A mapped file (Python's blockbloom.FilterView).
@@ -968,6 +985,36 @@ memoryview(f), numpy.frombuffer(f, numpy.uint64).
                                                 f.seed(), f.inserted()) + ">";
       });
   filter.attr("__hash__") = py::none();
+  // ---- Caller-owned memory (Filter::InBuffer) ----
+  filter.def_static("in_buffer", [](py::handle buffer, uint64_t blocks, uint32_t k, const std::string& layout,
+                                    const std::string& hash, uint64_t seed, bool clear, uint64_t inserted) {
+    auto held = std::make_unique<HeldBuffer>();
+    if (PyObject_GetBuffer(buffer.ptr(), &held->view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+      PyErr_Clear();
+      throw py::value_error("blockbloom: buffer must be a writable C-contiguous buffer (bytearray, numpy array, "
+                            "mmap, multiprocessing.shared_memory): got a " +
+                            std::string(Py_TYPE(buffer.ptr())->tp_name) + " that is read-only or not contiguous");
+    }
+    held->held = true;
+    const std::span<uint8_t> span(static_cast<uint8_t*>(held->view.buf), static_cast<size_t>(held->view.len));
+    auto f = std::make_unique<PyFilter>(Filter::InBuffer(span, LayoutArg(layout), blocks, k, HashArg(hash), seed,
+                                                         clear ? Filter::BufferInit::kClear : Filter::BufferInit::kKeep,
+                                                         inserted));
+    f->buffer = std::move(held);
+    return f;
+  }, py::arg("buffer"), py::arg("blocks"), py::arg("k"), py::kw_only(), py::arg("layout") = "blocked512",
+  py::arg("hash") = "xxh3", py::arg("seed") = 0, py::arg("clear") = true, py::arg("inserted") = 0,
+  "A filter whose bits live in the caller's writable buffer (numpy, mmap, shared memory): at least "
+  "required_bytes(layout, blocks) bytes at an address that is a multiple of REQUIRED_ALIGNMENT (64). "
+  "clear=True zeroes them (an empty filter); clear=False takes the bits already there (a filter's payload, "
+  "e.g. attached from another process; pass its inserted count). The buffer stays held (cannot be resized or "
+  "closed) while the filter lives; inserts, queries, save and to_bytes are those of any Filter.");
+  filter.def_property_readonly("owns_memory", [](const PyFilter& self) { return self.filter.owns_memory(); },
+                               "False for a filter made by in_buffer (its bits are the caller's buffer).");
+  m.def("required_bytes", [](const std::string& layout, uint64_t blocks) {
+    return Filter::RequiredBytes(LayoutArg(layout), blocks);
+  }, py::arg("layout"), py::arg("blocks"), "The bytes Filter.in_buffer needs for a filter of this layout and size.");
+  m.attr("REQUIRED_ALIGNMENT") = Filter::kRequiredAlignment;
   DefineInfo(
       filter, [](const PyFilter& s) -> const Filter& { return s.filter; },
       [](const PyFilter& s) { return std::shared_lock<std::shared_mutex>(s.mu); });
