@@ -45,6 +45,7 @@
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
 #include "blockbloom/targets.h"
+#include "blockbloom/version.h"
 #include "blockbloom/view.h"
 
 namespace py = pybind11;
@@ -577,6 +578,8 @@ void DefineInfo(Cls& cls, Get get, Lock lock) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "blockbloom's compiled core: SIMD cache-line-blocked Bloom filters (see the blockbloom package).";
+  // The library's version (CMake's project version), which setup.py also gives the package.
+  m.attr("__version__") = std::string(blockbloom::Version());
 
   // FormatError(ValueError) with .offset, created here so the translator can raise it.
   static py::handle format_error = PyErr_NewExceptionWithDoc(
