@@ -93,9 +93,10 @@ class CMakeBuild(build_ext):
         # puts it where CMake looks anyway (/usr/lib/cmake/pybind11).
         try:
             import pybind11
-        except ImportError:
+
+            return pybind11.get_cmake_dir()
+        except ImportError:  # no pybind11 module, or one without its CMake files (get_cmake_dir raises)
             return None
-        return pybind11.get_cmake_dir()
 
     def run_cmake(self, args: list[str]) -> None:
         cmake = shutil.which("cmake")

@@ -46,6 +46,13 @@ def test_u_array_equals_list_of_str(target, hash_name):
     by_array.insert(arr)
     assert by_array.to_bytes() == by_list.to_bytes()
     assert by_array.inserted == len(keys)
+    # the C++ string batch (an 'S' array of the UTF-8 bytes) and one key at a time agree
+    by_utf8 = Filter.for_keys(len(keys), 0.01, hash=hash_name, seed=7)
+    by_utf8.insert(np.array([k.encode() for k in keys]))
+    one_by_one = Filter.for_keys(len(keys), 0.01, hash=hash_name, seed=7)
+    for key in keys:
+        one_by_one.insert(key)
+    assert by_utf8.to_bytes() == one_by_one.to_bytes() == by_list.to_bytes()
     assert by_list.may_contain(arr).all()
 
     probes = varied_keys(5_000, 2)  # the same shapes of strings, other keys: some false positives
