@@ -35,13 +35,13 @@ cmake --build "$build" -j "$(nproc)" --target blockbloom_cli
 dist="$root/$build/dist"
 rm -rf "$dist"
 BLOCKBLOOM_CMAKE_BUILD_DIR="$root/$build" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
-  "$python" -m pip wheel --no-build-isolation --no-index --no-deps --quiet --wheel-dir "$dist" .
+  "$python" -m pip wheel --no-build-isolation --no-index --no-deps --no-cache-dir --quiet --wheel-dir "$dist" .
 wheels=("$dist"/blockbloom-*.whl)
 echo "python: built ${wheels[0]#"$root"/}"
 
-# A venv that sees Debian's packages, holding only the wheel.
+# A clean venv that sees Debian's packages (pip among them), holding only the wheel.
 venv="$root/$build/venv"
-[[ -x "$venv/bin/python" ]] || "$python" -m venv --system-site-packages "$venv"
+"$python" -m venv --system-site-packages --without-pip --clear "$venv"
 "$venv/bin/python" -m pip install --no-index --no-deps --force-reinstall --quiet "${wheels[0]}"
 
 # pytest from outside the source tree, so that `import blockbloom` can only find the installed copy (the
