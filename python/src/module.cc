@@ -242,7 +242,7 @@ bool AppendUtf8(uint32_t c, char*& out) {
 // The padding is dropped first (4 code points at a time), then the ASCII path
 // (every key of a URL column) narrows each code point to a byte, a loop the
 // compiler vectorizes, and checks with one OR that none was wider; only other
-// keys take the per-code-point encoder.
+// keys take the per-code-point encoder, from their first non-ASCII one on.
 std::string_view Ucs4Key(const Keys& k, size_t i, char* buf) {
   const char* s = k.ucs4 + i * k.ucs4_width * 4;
   const auto at = [s](size_t j) {
@@ -272,8 +272,19 @@ std::string_view Ucs4Key(const Keys& k, size_t i, char* buf) {
     buf[j] = static_cast<char>(c);
   }
   if (any < 0x80) return {buf, len};
-  char* out = buf;
-  for (size_t j = 0; j < len; ++j) {
+  // buf[0, p) is UTF-8 already: the ASCII code points before the first wider
+  // one, found 4 at a time (kWide: the bits a code point >= 0x80 sets, per lane).
+  constexpr uint64_t kWide = 0xFFFFFF80FFFFFF80;
+  size_t p = 0;
+  while (p + 4 <= len) {
+    uint64_t v[2];
+    std::memcpy(v, s + p * 4, 16);
+    if (((v[0] | v[1]) & kWide) != 0) break;
+    p += 4;
+  }
+  while (at(p) < 0x80) ++p;
+  char* out = buf + p;
+  for (size_t j = p; j < len; ++j) {
     if (!AppendUtf8(at(j), out))
       throw py::value_error("blockbloom: key " + std::to_string(i) + " holds code point " + std::to_string(at(j)) +
                             ", which UTF-8 cannot encode (a surrogate or a value above 0x10FFFF)");

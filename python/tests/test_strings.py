@@ -165,3 +165,18 @@ def test_a_u_array_is_not_copied(call, last, tmp_path):
     assert out.returncode == 0, out.stderr
     grown_kib = int(out.stdout)
     assert grown_kib < 5_000, f"{call} of a 'U' array raised the peak resident size by {grown_kib} KiB"
+
+
+def test_a_wide_code_point_at_every_position_after_an_ascii_prefix():
+    # The encoder starts at the first code point >= 0x80 (searched 4 at a time): each position in and
+    # across those groups, for each UTF-8 length (0x80 and 0xff are the 2-byte range's Latin-1 end).
+    keys = [
+        "a" * pos + wide + "b" * (13 - pos)
+        for pos in range(14)
+        for wide in ("\x80", "\xff", "é", "\u0100", "中", "\U0001F600")
+    ]
+    f = Filter.for_keys(len(keys), 0.0001)
+    f.insert(np.array(keys))
+    g = Filter.for_keys(len(keys), 0.0001)
+    g.insert(keys)
+    assert f.to_bytes() == g.to_bytes()
