@@ -18,6 +18,7 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 python=${PYTHON:-/usr/bin/python3}
 build=${BLOCKBLOOM_PYTHON_BUILD_DIR:-build/python}
+[[ "$build" == /* ]] && abs_build=$build || abs_build="$root/$build"
 
 tools/install-deps.sh python
 if [[ -f "$build/CMakeCache.txt" && "$build" != build/python ]]; then
@@ -32,15 +33,15 @@ fi
 cmake --build "$build" -j "$(nproc)" --target blockbloom_cli
 
 # The wheel, built as the README's install builds it (no isolation, no index: nothing downloaded).
-dist="$root/$build/dist"
+dist="$abs_build/dist"
 rm -rf "$dist"
-BLOCKBLOOM_CMAKE_BUILD_DIR="$root/$build" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+BLOCKBLOOM_CMAKE_BUILD_DIR="$abs_build" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
   "$python" -m pip wheel --no-build-isolation --no-index --no-deps --no-cache-dir --quiet --wheel-dir "$dist" .
 wheels=("$dist"/blockbloom-*.whl)
 echo "python: built ${wheels[0]#"$root"/}"
 
 # A clean venv that sees Debian's packages (pip among them), holding only the wheel.
-venv="$root/$build/venv"
+venv="$abs_build/venv"
 "$python" -m venv --system-site-packages --without-pip --clear "$venv"
 "$venv/bin/python" -m pip install --no-index --no-deps --force-reinstall --quiet "${wheels[0]}"
 
@@ -50,7 +51,7 @@ venv="$root/$build/venv"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 unset PYTHONPATH
-export BLOCKBLOOM_CLI="$root/$build/tools/blockbloom" BLOCKBLOOM_REQUIRE_CLI=1 BLOCKBLOOM_REQUIRE_INSTALLED=1
+export BLOCKBLOOM_CLI="$abs_build/tools/blockbloom" BLOCKBLOOM_REQUIRE_CLI=1 BLOCKBLOOM_REQUIRE_INSTALLED=1
 export PYTHONDONTWRITEBYTECODE=1
 (cd "$scratch" && "$venv/bin/python" -m pytest "$root/python/tests" -p no:cacheprovider -q -ra "$@") |
   tee "$build/pytest.log"
