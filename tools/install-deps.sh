@@ -11,7 +11,7 @@ declare -A groups=(
   [arm]="g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64"
   [fuzz]="clang libclang-rt-14-dev"
   [report]="python3 python3-matplotlib libbloom-dev"
-  [python]="cmake g++ make pkg-config libhwy-dev libxxhash-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-dask python3-distributed python3-pandas"
+  [python]="cmake g++ make pkg-config libhwy-dev libxxhash-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-dask python3-distributed python3-pandas python3-pip python3-venv python3-setuptools python3-wheel"
 )
 
 want=()

@@ -32,6 +32,7 @@ from ._core import (
     required_bytes,
     targets,
 )
+from ._core import __version__  # the C++ library's version (CMake's project version)
 
 __all__ = [
     "REQUIRED_ALIGNMENT",
@@ -52,9 +53,6 @@ __all__ = [
     "supported_targets",
     "targets",
 ]
-
-__version__ = "0.1.0"
-
 
 def _from_bytes(data: bytes) -> Filter:
     """Unpickles a Filter (or a FilterView, which unpickles as a Filter) from its file bytes."""

@@ -16,6 +16,8 @@ Keys = Union[npt.NDArray[Any], Sequence[int], Sequence[str], Sequence[bytes]]
 PathLike = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 Buffer = Union[bytes, bytearray, memoryview]
 
+__version__: str  # the C++ library's version (CMake's project version)
+
 class FormatError(ValueError):
     """Not a valid blockbloom filter file; .offset is the byte offset of the first byte found wrong."""
 

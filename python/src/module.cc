@@ -9,9 +9,12 @@
 // integer arrays are converted to uint64 by numpy (negative values wrap modulo
 // 2^64, as a cast does); str keys are hashed as their UTF-8 bytes, bytes keys
 // as they are, fixed-width numpy 'S'/'U' arrays as numpy reads them (trailing
-// NULs stripped).
+// NULs stripped), all in place ('U': UCS-4 narrowed or UTF-8-encoded key by
+// key into one small buffer, never a copy of the array).
 //
-// Threads: every batch call releases the GIL. A Filter carries a shared_mutex:
+// Threads: every batch call releases the GIL; only the str/bytes objects of a
+// list or object array are hashed before, with it held (they are Python
+// objects another thread could free). A Filter carries a shared_mutex:
 // queries take it shared, inserts/union/clear exclusive, always after the GIL
 // is released (a thread holding the mutex never waits for the GIL, so the two
 // cannot deadlock). A FilterView is read-only and needs no lock.
@@ -24,6 +27,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -48,6 +52,7 @@
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
 #include "blockbloom/targets.h"
+#include "blockbloom/version.h"
 #include "blockbloom/view.h"
 
 namespace py = pybind11;
@@ -106,26 +111,42 @@ HashKind HashArg(const std::string& name) { return blockbloom::HashFromName(name
 
 // ---- Keys from Python objects ------------------------------------------------------
 
+// The filter's key hash, for keys hashed as they are parsed.
+struct KeyHash {
+  HashKind kind;
+  uint64_t seed;
+};
+template <typename F>
+KeyHash HashOf(const F& f) {
+  return {f.hash_kind(), f.seed()};
+}
+
 // One key or a batch of keys, parsed under the GIL, used without it.
 struct Keys {
   bool scalar = false;
-  bool is_string = false;  // scalar: str_key; batch: views
+  bool is_string = false;  // a scalar str/bytes key: str_key, else int_key
   uint64_t int_key = 0;
   std::string_view str_key;
-  // Batches: either u64 (n keys) or views; `shape` is the answer's shape.
-  const uint64_t* u64 = nullptr;
+  // A batch of n keys in one of four forms; `shape` is the answer's shape.
+  enum class Form {
+    kU64,     // u64[0, n): integers (an array used in place, or `ints`)
+    kViews,   // views: the elements of a numpy 'S' array, in place
+    kHashes,  // hashes: str/bytes objects, hashed while parsed (with the GIL held,
+              // so no other thread can free one; nothing to keep alive after)
+    kUcs4,    // a numpy 'U' array in place, n keys of ucs4_width code points,
+              // hashed once the GIL is released (HashUcs4)
+  } form = Form::kU64;
   size_t n = 0;
+  const uint64_t* u64 = nullptr;
   std::vector<std::string_view> views;
+  std::vector<uint64_t> hashes;
+  const char* ucs4 = nullptr;
+  size_t ucs4_width = 0;
   std::vector<py::ssize_t> shape;
-  // What keeps the bytes alive: the array or converted array, the key objects
-  // (so a concurrent mutation of a list cannot free a str under us), and UTF-8
-  // encodings of numpy 'U' arrays.
-  py::object owner;
-  std::vector<py::object> refs;
-  std::string storage;
+  py::object owner;            // the array (or converted array) the keys live in
   std::vector<uint64_t> ints;  // integer keys gathered from a list / object array
 
-  size_t size() const { return is_string ? views.size() : n; }
+  size_t size() const { return n; }
 };
 
 [[noreturn]] void TypeErr(const std::string& msg) { throw py::type_error("blockbloom: " + msg); }
@@ -173,17 +194,16 @@ bool StringView(PyObject* o, std::string_view* out) {
 std::string TypeName(py::handle o) { return py::str(py::type::handle_of(o).attr("__name__")).cast<std::string>(); }
 
 // A sequence of Python objects (list items or an object array's elements), all
-// str/bytes or all int.
-void ParseObjects(PyObject* const* items, size_t n, Keys* k) {
-  k->refs.reserve(n);
+// str/bytes (hashed here: each object is read once, and no reference to it is
+// kept) or all int.
+void ParseObjects(PyObject* const* items, size_t n, KeyHash h, Keys* k) {
   bool strings = false, ints = false;
   for (size_t i = 0; i < n; ++i) {
     PyObject* o = items[i];
     std::string_view v;
     if (StringView(o, &v)) {
       strings = true;
-      k->views.push_back(v);
-      k->refs.push_back(py::reinterpret_borrow<py::object>(o));
+      k->hashes.push_back(blockbloom::HashBytes(v, h.kind, h.seed));
     } else if (PyLong_Check(o) && !PyBool_Check(o)) {
       ints = true;
       k->ints.push_back(IntKey(o));
@@ -197,37 +217,112 @@ void ParseObjects(PyObject* const* items, size_t n, Keys* k) {
     }
     if (strings && ints) TypeErr("keys mix strings and integers: expected all str/bytes or all int");
   }
-  k->is_string = strings;
-  if (!strings) {
+  k->n = n;
+  if (strings) {
+    k->form = Keys::Form::kHashes;
+  } else {
     k->u64 = k->ints.data();
-    k->n = k->ints.size();
   }
 }
 
-// UCS-4 (numpy 'U') to UTF-8; false for a lone surrogate or a code point > 0x10FFFF.
-bool AppendUtf8(uint32_t c, std::string* out) {
+// ---- numpy 'U' arrays: UCS-4 code points, hashed as the equal str's UTF-8 -------------
+// numpy stores a 'U<w>' element as w native-endian 32-bit code points, the
+// unused tail NUL-padded (so, as numpy itself does, trailing NULs are not part
+// of the string; embedded ones are). Each key is narrowed or UTF-8-encoded into
+// one reused buffer and hashed from there: no copy of the array, and exactly
+// the bytes PyUnicode_AsUTF8AndSize gives for the equal str.
+
+// Appends code point c as UTF-8; false for a surrogate or a value > 0x10FFFF
+// (which the equal str could not encode either).
+bool AppendUtf8(uint32_t c, char*& out) {
   if (c < 0x80) {
-    out->push_back(static_cast<char>(c));
+    *out++ = static_cast<char>(c);
   } else if (c < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    *out++ = static_cast<char>(0xC0 | (c >> 6));
+    *out++ = static_cast<char>(0x80 | (c & 0x3F));
   } else if (c < 0x10000) {
     if (c >= 0xD800 && c < 0xE000) return false;
-    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    *out++ = static_cast<char>(0xE0 | (c >> 12));
+    *out++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (c & 0x3F));
   } else if (c < 0x110000) {
-    out->push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    *out++ = static_cast<char>(0xF0 | (c >> 18));
+    *out++ = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    *out++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (c & 0x3F));
   } else {
     return false;
   }
   return true;
 }
 
-void ParseArray(py::array arr, Keys* k) {
+// Key i of a 'U' array as UTF-8 in buf (which holds 4 * ucs4_width bytes).
+// The padding is dropped first (4 code points at a time), then the ASCII path
+// (every key of a URL column) narrows each code point to a byte, a loop the
+// compiler vectorizes, and checks with one OR that none was wider; only other
+// keys take the per-code-point encoder, from their first non-ASCII one on.
+std::string_view Ucs4Key(const Keys& k, size_t i, char* buf) {
+  const char* s = k.ucs4 + i * k.ucs4_width * 4;
+  const auto at = [s](size_t j) {
+    uint32_t c;
+    std::memcpy(&c, s + j * 4, 4);
+    return c;
+  };
+  size_t len = k.ucs4_width;
+  uint64_t w[2] = {0, 0};
+  while (len >= 4) {
+    std::memcpy(w, s + (len - 4) * 4, 16);
+    if ((w[0] | w[1]) != 0) break;
+    len -= 4;
+  }
+  if (std::endian::native == std::endian::little && len >= 4) {
+    // The last 4 code points hold one that is not NUL: drop the 0-3 NULs after
+    // it by counting zero bits from the top (no branch to mispredict per key).
+    const int zero_bits = w[1] != 0 ? std::countl_zero(w[1]) : 64 + std::countl_zero(w[0]);
+    len -= static_cast<size_t>(zero_bits / 32);
+  } else {
+    while (len > 0 && at(len - 1) == 0) --len;
+  }
+  uint32_t any = 0;
+  for (size_t j = 0; j < len; ++j) {
+    const uint32_t c = at(j);
+    any |= c;
+    buf[j] = static_cast<char>(c);
+  }
+  if (any < 0x80) return {buf, len};
+  // buf[0, p) is UTF-8 already: the ASCII code points before the first wider
+  // one, found 4 at a time (kWide: the bits a code point >= 0x80 sets, per lane).
+  constexpr uint64_t kWide = 0xFFFFFF80FFFFFF80;
+  size_t p = 0;
+  while (p + 4 <= len) {
+    uint64_t v[2];
+    std::memcpy(v, s + p * 4, 16);
+    if (((v[0] | v[1]) & kWide) != 0) break;
+    p += 4;
+  }
+  while (at(p) < 0x80) ++p;
+  char* out = buf + p;
+  for (size_t j = p; j < len; ++j) {
+    if (!AppendUtf8(at(j), out))
+      throw py::value_error("blockbloom: key " + std::to_string(i) + " holds code point " + std::to_string(at(j)) +
+                            ", which UTF-8 cannot encode (a surrogate or a value above 0x10FFFF)");
+  }
+  return {buf, static_cast<size_t>(out - buf)};
+}
+
+// Hashes a 'U' array's keys (called without the GIL) into k.hashes, all of
+// them before any is used: a key that fails to encode then leaves a filter as
+// it was. One pass and then one batch call over all the hashes measured
+// faster than chunks (the kernels' look-ahead then never restarts).
+void HashUcs4(Keys& k, KeyHash h) {
+  if (k.form != Keys::Form::kUcs4) return;
+  std::vector<char> buf(k.ucs4_width * 4);
+  k.hashes.resize(k.n);
+  for (size_t i = 0; i < k.n; ++i) k.hashes[i] = blockbloom::HashBytes(Ucs4Key(k, i, buf.data()), h.kind, h.seed);
+  k.form = Keys::Form::kHashes;
+}
+
+void ParseArray(py::array arr, KeyHash h, Keys* k) {
   k->shape.assign(arr.shape(), arr.shape() + arr.ndim());
   const py::dtype dt = arr.dtype();
   const char kind = dt.kind();
@@ -253,57 +348,39 @@ void ParseArray(py::array arr, Keys* k) {
     py::array c = contiguous(arr) && native ? arr : py::array(Numpy().attr("ascontiguousarray")(arr));
     if (kind == 'U' && !native) c = py::array(c.attr("astype")(c.dtype().attr("newbyteorder")("=")));
     k->owner = c;
-    k->is_string = true;
     const size_t n = static_cast<size_t>(c.size());
+    k->n = n;
     const size_t width = static_cast<size_t>(c.itemsize());
     const auto* base = static_cast<const char*>(c.data());
-    k->views.reserve(n);
-    if (kind == 'S') {
-      for (size_t i = 0; i < n; ++i) {
-        const char* s = base + i * width;
-        size_t len = width;
-        while (len > 0 && s[len - 1] == '\0') --len;
-        k->views.emplace_back(s, len);
-      }
+    if (kind == 'U') {
+      // Read in place, hashed once the GIL is released (HashUcs4).
+      k->form = Keys::Form::kUcs4;
+      k->ucs4 = base;
+      k->ucs4_width = width / 4;
       return;
     }
-    std::vector<size_t> ends(n);
-    const size_t chars = width / 4;
+    k->form = Keys::Form::kViews;
+    k->views.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      uint32_t cps[1];
-      size_t len = chars;
       const char* s = base + i * width;
-      while (len > 0) {
-        std::memcpy(cps, s + (len - 1) * 4, 4);
-        if (cps[0] != 0) break;
-        --len;
-      }
-      for (size_t j = 0; j < len; ++j) {
-        std::memcpy(cps, s + j * 4, 4);
-        if (!AppendUtf8(cps[0], &k->storage))
-          throw py::value_error("blockbloom: key " + std::to_string(i) + " holds code point " +
-                                std::to_string(cps[0]) + ", which UTF-8 cannot encode");
-      }
-      ends[i] = k->storage.size();
-    }
-    size_t start = 0;
-    for (size_t i = 0; i < n; ++i) {
-      k->views.emplace_back(k->storage.data() + start, ends[i] - start);
-      start = ends[i];
+      size_t len = width;
+      while (len > 0 && s[len - 1] == '\0') --len;
+      k->views.emplace_back(s, len);
     }
     return;
   }
   if (kind == 'O') {
     py::array c = contiguous(arr) ? arr : py::array(Numpy().attr("ascontiguousarray")(arr));
     k->owner = c;
-    ParseObjects(static_cast<PyObject* const*>(c.data()), static_cast<size_t>(c.size()), k);
+    ParseObjects(static_cast<PyObject* const*>(c.data()), static_cast<size_t>(c.size()), h, k);
     return;
   }
   TypeErr("keys of dtype " + py::str(static_cast<py::handle>(dt)).cast<std::string>() +
           ": expected an integer, bytes ('S'), str ('U') or object array");
 }
 
-Keys ParseKeys(py::handle obj) {
+// Keys for a filter hashing with h (string objects in a batch are hashed here).
+Keys ParseKeys(py::handle obj, KeyHash h) {
   Keys k;
   PyObject* o = obj.ptr();
   if (PyBool_Check(o)) TypeErr("a bool is not a key: expected int, str, bytes or an array of them");
@@ -319,7 +396,7 @@ Keys ParseKeys(py::handle obj) {
     return k;
   }
   if (py::isinstance<py::array>(obj)) {
-    ParseArray(py::reinterpret_borrow<py::array>(obj), &k);
+    ParseArray(py::reinterpret_borrow<py::array>(obj), h, &k);
     return k;
   }
   if (IsNumpyInteger(obj)) {
@@ -335,12 +412,12 @@ Keys ParseKeys(py::handle obj) {
     const auto n = static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.ptr()));
     k.owner = seq;
     k.shape = {static_cast<py::ssize_t>(n)};
-    ParseObjects(PySequence_Fast_ITEMS(seq.ptr()), n, &k);
+    ParseObjects(PySequence_Fast_ITEMS(seq.ptr()), n, h, &k);
     return k;
   }
   if (PyObject_HasAttrString(o, "__array__") || PySequence_Check(o)) {
     // pandas Series, Index, memoryviews ...: whatever numpy makes of it.
-    ParseArray(py::array(Numpy().attr("asarray")(obj)), &k);
+    ParseArray(py::array(Numpy().attr("asarray")(obj)), h, &k);
     return k;
   }
   TypeErr("keys of type " + TypeName(obj) + ": expected int, str, bytes, a list of them or a numpy array");
@@ -387,17 +464,26 @@ bool QueryOne(const F& f, const Keys& k) {
   return k.is_string ? f.MayContain(k.str_key) : f.MayContain(k.int_key);
 }
 template <typename F>
-size_t QueryBatchInto(const F& f, const Keys& k, uint8_t* dst) {
-  const std::span<uint8_t> out(dst, k.size());
-  return k.is_string ? f.MayContainBatch(std::span<const std::string_view>(k.views), out)
-                     : f.MayContainBatch(std::span<const uint64_t>(k.u64, k.size()), out);
+size_t QueryBatchInto(const F& f, Keys& k, uint8_t* dst) {
+  HashUcs4(k, HashOf(f));
+  const std::span<uint8_t> out(dst, k.n);
+  switch (k.form) {
+    case Keys::Form::kU64:
+      return f.MayContainBatch(std::span<const uint64_t>(k.u64, k.n), out);
+    case Keys::Form::kViews:
+      return f.MayContainBatch(std::span<const std::string_view>(k.views), out);
+    case Keys::Form::kHashes:
+    case Keys::Form::kUcs4:
+      break;
+  }
+  return f.MayContainHashBatch(std::span<const uint64_t>(k.hashes), out);
 }
 
 // Queries: the scalar answer as a bool, a batch as a numpy bool array of the
 // keys' shape. `mu` is null for views.
 template <typename F>
 py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys, py::handle out_arg = py::none()) {
-  Keys k = ParseKeys(keys);
+  Keys k = ParseKeys(keys, HashOf(f));
   if (!out_arg.is_none()) {
     // The caller's answer array, reused across calls (no allocation, no fresh pages).
     if (k.scalar) TypeErr("out= needs a batch of keys");
@@ -436,7 +522,7 @@ py::object Probe(const F& f, std::shared_mutex* mu, py::handle keys, py::handle 
 
 template <typename F>
 uint64_t Count(const F& f, std::shared_mutex* mu, py::handle keys) {
-  Keys k = ParseKeys(keys);
+  Keys k = ParseKeys(keys, HashOf(f));
   py::gil_scoped_release release;
   if (k.scalar) {
     const auto lock = ReadLock(mu);
@@ -449,7 +535,7 @@ uint64_t Count(const F& f, std::shared_mutex* mu, py::handle keys) {
 
 template <typename F>
 bool Contains(const F& f, std::shared_mutex* mu, py::handle key) {
-  Keys k = ParseKeys(key);
+  Keys k = ParseKeys(key, HashOf(f));
   if (!k.scalar) TypeErr("`key in filter` takes one int, str or bytes key: use may_contain(keys) for a batch");
   py::gil_scoped_release release;
   const auto lock = ReadLock(mu);
@@ -457,8 +543,9 @@ bool Contains(const F& f, std::shared_mutex* mu, py::handle key) {
 }
 
 void Insert(PyFilter& pf, py::handle keys) {
-  Keys k = ParseKeys(keys);
+  Keys k = ParseKeys(keys, HashOf(pf.filter));
   py::gil_scoped_release release;
+  HashUcs4(k, HashOf(pf.filter));  // before the lock: the hash and seed never change
   std::unique_lock<std::shared_mutex> lock(pf.mu);
   if (k.scalar) {
     if (k.is_string) {
@@ -466,10 +553,19 @@ void Insert(PyFilter& pf, py::handle keys) {
     } else {
       pf.filter.Insert(k.int_key);
     }
-  } else if (k.is_string) {
-    pf.filter.InsertBatch(std::span<const std::string_view>(k.views));
-  } else {
-    pf.filter.InsertBatch(std::span<const uint64_t>(k.u64, k.n));
+    return;
+  }
+  switch (k.form) {
+    case Keys::Form::kU64:
+      pf.filter.InsertBatch(std::span<const uint64_t>(k.u64, k.n));
+      break;
+    case Keys::Form::kViews:
+      pf.filter.InsertBatch(std::span<const std::string_view>(k.views));
+      break;
+    case Keys::Form::kHashes:
+    case Keys::Form::kUcs4:
+      pf.filter.InsertHashBatch(k.hashes);
+      break;
   }
 }
 
@@ -812,6 +908,8 @@ void DefineInfo(Cls& cls, Get get, Lock lock) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "blockbloom's compiled core: SIMD cache-line-blocked Bloom filters (see the blockbloom package).";
+  // The library's version (CMake's project version), which setup.py also gives the package.
+  m.attr("__version__") = std::string(blockbloom::Version());
 
   // FormatError(ValueError) with .offset, created here so the translator can raise it.
   static py::handle format_error = PyErr_NewExceptionWithDoc(
@@ -1115,10 +1213,10 @@ process mapping the same file. The same queries and introspection as Filter; no 
   }, py::arg("filters"), py::arg("hashes"), py::kw_only(), py::arg("output") = "bool",
   "As may_contain_many for precomputed uint64 hashes.");
   m.def("hash_key", [](py::handle key, const std::string& hash, uint64_t seed) {
-    Keys k = ParseKeys(key);
+    const KeyHash h{HashArg(hash), seed};
+    Keys k = ParseKeys(key, h);
     if (!k.scalar) TypeErr("hash_key takes one int, str or bytes key");
-    return k.is_string ? blockbloom::HashBytes(k.str_key, HashArg(hash), seed)
-                       : blockbloom::HashU64(k.int_key, HashArg(hash), seed);
+    return k.is_string ? blockbloom::HashBytes(k.str_key, h.kind, h.seed) : blockbloom::HashU64(k.int_key, h.kind, h.seed);
   }, py::arg("key"), py::arg("hash") = "xxh3", py::arg("seed") = 0, "A key's 64-bit hash, as the filters compute it.");
 
   // For python/bench: the C++ batch call timed in C++ (no Python in the loop),
