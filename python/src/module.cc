@@ -673,34 +673,46 @@ Batch HashBatch(py::handle obj) {
   if (kind != 'u' && kind != 'i')
     TypeErr("hashes of dtype " + py::str(static_cast<py::handle>(arr.dtype())).cast<std::string>() +
             ": expected a uint64 array (blockbloom.hash_key's values)");
-  ParseArray(arr, &b.keys);
+  ParseArray(arr, KeyHash{}, &b.keys);  // an integer array: the hash kind is not used
   return b;
 }
 
-Batch KeyBatch(py::handle obj) {
-  Batch b{ParseKeys(obj)};
+// Keys for filters hashing with h, every form but u64 and string views hashed
+// (a 'U' array without the GIL, as QueryBatchInto does).
+Batch KeyBatch(py::handle obj, KeyHash h) {
+  Batch b{ParseKeys(obj, h)};
   if (b.keys.scalar) TypeErr("this form needs a batch of keys, not one key");
+  py::gil_scoped_release release;
+  HashUcs4(b.keys, h);
   return b;
 }
 
 std::span<const uint64_t> U64(const Keys& k) { return {k.u64, k.n}; }
 std::span<const std::string_view> Views(const Keys& k) { return {k.views}; }
+// What a batch holds once parsed: hashes (precomputed ones in place, or the
+// keys' own: string objects and 'U' arrays are hashed while parsed), string
+// views ('S' arrays), or integer keys.
+bool IsHashes(const Batch& b) { return b.hashes || b.keys.form == Keys::Form::kHashes; }
+std::span<const uint64_t> Hashes(const Batch& b) {
+  return b.hashes ? U64(b.keys) : std::span<const uint64_t>(b.keys.hashes);
+}
+bool IsStrings(const Batch& b) { return !b.hashes && b.keys.form == Keys::Form::kViews; }
 
 // One filter's answers in one form; under the caller's ReadLock, without the GIL.
 template <typename F>
 size_t BytesOf(const F& f, const Batch& b, std::span<uint8_t> out) {
-  if (b.hashes) return f.MayContainHashBatch(U64(b.keys), out);
-  return b.keys.is_string ? f.MayContainBatch(Views(b.keys), out) : f.MayContainBatch(U64(b.keys), out);
+  if (IsHashes(b)) return f.MayContainHashBatch(Hashes(b), out);
+  return IsStrings(b) ? f.MayContainBatch(Views(b.keys), out) : f.MayContainBatch(U64(b.keys), out);
 }
 template <typename F>
 size_t BitsOf(const F& f, const Batch& b, std::span<uint64_t> out) {
-  if (b.hashes) return f.MayContainHashBatchBitmap(U64(b.keys), out);
-  return b.keys.is_string ? f.MayContainBatchBitmap(Views(b.keys), out) : f.MayContainBatchBitmap(U64(b.keys), out);
+  if (IsHashes(b)) return f.MayContainHashBatchBitmap(Hashes(b), out);
+  return IsStrings(b) ? f.MayContainBatchBitmap(Views(b.keys), out) : f.MayContainBatchBitmap(U64(b.keys), out);
 }
 template <typename F>
 size_t IndicesOf(const F& f, const Batch& b, std::span<uint32_t> out) {
-  if (b.hashes) return f.MayContainHashBatchSelect(U64(b.keys), out);
-  return b.keys.is_string ? f.MayContainBatchSelect(Views(b.keys), out) : f.MayContainBatchSelect(U64(b.keys), out);
+  if (IsHashes(b)) return f.MayContainHashBatchSelect(Hashes(b), out);
+  return IsStrings(b) ? f.MayContainBatchSelect(Views(b.keys), out) : f.MayContainBatchSelect(U64(b.keys), out);
 }
 
 // out=: a writable C-contiguous bool or uint8 array of n elements.
@@ -750,7 +762,7 @@ template <typename F>
 py::object ProbeKeys(const F& f, std::shared_mutex* mu, py::handle keys, py::handle out, const std::string& output) {
   const Output form = OutputArg(output);
   if (form == Output::kBool) return Probe(f, mu, keys, out);
-  return ProbeForm(f, mu, KeyBatch(keys), form, out);
+  return ProbeForm(f, mu, KeyBatch(keys, HashOf(f)), form, out);
 }
 
 // The filters of a many-filter probe (Filter or FilterView objects) with
@@ -789,19 +801,29 @@ struct ManyFilters {
 // keys, hash_many(hashes) for precomputed hashes.
 template <typename Many, typename HashMany>
 void ForBatch(const Batch& b, Many&& many, HashMany&& hash_many) {
-  if (b.hashes) {
-    hash_many(U64(b.keys));
-  } else if (b.keys.is_string) {
+  if (IsHashes(b)) {
+    hash_many(Hashes(b));
+  } else if (IsStrings(b)) {
     many(Views(b.keys));
   } else {
     many(U64(b.keys));
   }
 }
 
-py::object ProbeMany(py::handle filters_arg, const Batch& b, const std::string& output) {
+py::object ProbeMany(py::handle filters_arg, py::handle keys_arg, bool are_hashes, const std::string& output) {
   using namespace blockbloom;  // NOLINT(google-build-using-namespace): the MayContain*Many overloads
   const Output form = OutputArg(output);
   const ManyFilters fs(filters_arg);
+  // String keys are hashed as the first filter with blocks hashes (the call
+  // refuses filters that hash otherwise, naming the first that does).
+  KeyHash h{HashKind::kXxh3, 0};
+  for (const FilterView* v : fs.views) {
+    if (!v->empty()) {
+      h = HashOf(*v);
+      break;
+    }
+  }
+  const Batch b = are_hashes ? HashBatch(keys_arg) : KeyBatch(keys_arg, h);
   const FilterPtrs filters(fs.views);
   const size_t n = b.keys.size(), nf = fs.views.size();
   const auto run = [&](auto&& many, auto&& hash_many) {
@@ -1202,14 +1224,14 @@ process mapping the same file. The same queries and introspection as Filter; no 
         "Uses the named target for every filter in the process ('auto' unpins). ValueError if it is not "
         "compiled or not supported by this CPU.");
   m.def("may_contain_many", [](py::handle filters, py::handle keys, const std::string& output) {
-    return ProbeMany(filters, KeyBatch(keys), output);
+    return ProbeMany(filters, keys, false, output);
   }, py::arg("filters"), py::arg("keys"), py::kw_only(), py::arg("output") = "bool",
   "One batch of keys against many filters (Filter or FilterView) sharing a hash and seed, each key hashed once: "
   "a bool array of shape (len(keys), len(filters)); output='bits': uint64 words of shape (len(filters), words); "
   "output='indices': a list of uint32 index arrays, one per filter. ValueError naming the filter whose hash "
   "or seed differs.");
   m.def("may_contain_hash_many", [](py::handle filters, py::handle hashes, const std::string& output) {
-    return ProbeMany(filters, HashBatch(hashes), output);
+    return ProbeMany(filters, hashes, true, output);
   }, py::arg("filters"), py::arg("hashes"), py::kw_only(), py::arg("output") = "bool",
   "As may_contain_many for precomputed uint64 hashes.");
   m.def("hash_key", [](py::handle key, const std::string& hash, uint64_t seed) {
