@@ -26,8 +26,8 @@ using detail::Invalid;
 Filter::Filter(Layout layout, uint64_t num_blocks, uint32_t k, HashKind hash, uint64_t seed) {
   CheckLayoutK(layout, k);
   CheckLayoutBlocks(layout, num_blocks);
-  if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(HashKind::kMulx))
-    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64 or mulx");
+  if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(kLastHashKind))
+    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64, mulx or rocksdb");
   const uint64_t bytes = LayoutPayloadBytes(layout, num_blocks);
   const detail::LineMemory m = detail::AllocateLines(bytes);
   static_cast<FilterView&>(*this) = FilterAccess::View(layout, k, num_blocks, hash, seed, 0, m.data);
