@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "blockbloom/rocksdb.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <stdexcept>
+
+#include "blockbloom/format.h"
+#include "blockbloom/layout.h"
+#include "engine/src/filter_access.h"
+
+namespace blockbloom {
+namespace {
+
+// Trailer bytes (offsets from the end of the bitset).
+constexpr uint8_t kNewBloomMarker = 0xff;  // int8 -1
+constexpr uint8_t kRibbonMarker = 0xfe;    // int8 -2
+constexpr uint8_t kFastLocalBloom = 0;     // sub-implementation
+constexpr uint32_t kMaxRocksdbProbes = 30;  // 0 and 31 are reserved in the 5-bit field
+
+// ---- Block-based table (table/format.{h,cc}) --------------------------------------
+// Footer of format_version 1..5: checksum type (1 byte), metaindex and index
+// handles (varint64 offset, varint64 size each) zero-padded to 40 bytes,
+// format_version (u32 LE), magic (u64 LE).
+constexpr uint64_t kBlockBasedMagic = 0x88e241b785f4cff7ULL;
+constexpr uint64_t kLegacyBlockBasedMagic = 0xdb4775248b80fb57ULL;  // format_version 0 (LevelDB's)
+constexpr uint64_t kPlainTableMagic = 0x8242229663bf9564ULL;
+constexpr uint64_t kLegacyPlainTableMagic = 0x4f3418eb7a8f13b8ULL;
+constexpr uint64_t kCuckooTableMagic = 0x926789d0c5f17873ULL;
+constexpr uint64_t kFooterBytes = 1 + 40 + 4 + 8;
+constexpr uint32_t kMaxFormatVersion = 5;
+// Each block is followed by a compression type byte and a 4-byte checksum.
+constexpr uint64_t kBlockTrailerBytes = 5;
+constexpr int kMaxVarint64Bytes = 10;
+
+uint32_t Le32(const uint8_t* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+uint64_t Le64(const uint8_t* p) { return uint64_t{Le32(p)} | uint64_t{Le32(p + 4)} << 32; }
+
+std::string Hex(uint64_t v) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Reads within [pos, end) of `bytes`, every read checked; errors name the byte
+// offset of the whole input (`base` is where `bytes` starts in it).
+class Cursor {
+ public:
+  Cursor(std::span<const uint8_t> bytes, size_t pos, size_t end, const std::string& name, const char* what)
+      : bytes_(bytes), pos_(pos), end_(end), name_(name), what_(what) {}
+  size_t pos() const { return pos_; }
+  bool done() const { return pos_ >= end_; }
+  [[noreturn]] void Fail(uint64_t at, const std::string& problem) const {
+    throw FormatError(name_, at, std::string("RocksDB SST ") + what_ + ": " + problem);
+  }
+  uint64_t Varint(int max_bytes, const char* field) {
+    const size_t start = pos_;
+    uint64_t v = 0;
+    for (int i = 0; i < max_bytes; ++i) {
+      if (pos_ >= end_)
+        Fail(pos_, std::string(field) + " varint is truncated at byte " + std::to_string(pos_) + ": expected more of it");
+      const uint8_t b = bytes_[pos_++];
+      v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+      if ((b & 0x80) == 0) return v;
+    }
+    Fail(start, std::string(field) + " varint longer than " + std::to_string(max_bytes) + " bytes");
+  }
+  std::string_view Bytes(uint64_t n, const char* field) {
+    if (n > end_ - pos_)
+      Fail(pos_, std::string(field) + " of " + std::to_string(n) + " bytes runs past the end (" +
+                     std::to_string(end_ - pos_) + " bytes left)");
+    const std::string_view s(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
+    pos_ += n;
+    return s;
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t pos_;
+  size_t end_;
+  const std::string& name_;
+  const char* what_;
+};
+
+struct BlockHandle {
+  uint64_t offset;
+  uint64_t size;
+};
+
+// A handle's block plus its trailer must lie inside the file.
+void CheckHandle(const Cursor& c, uint64_t at, const BlockHandle& h, uint64_t file_size, const char* what) {
+  if (h.offset > file_size || h.size > file_size - h.offset || kBlockTrailerBytes > file_size - h.offset - h.size)
+    c.Fail(at, std::string(what) + " handle (offset " + std::to_string(h.offset) + ", size " + std::to_string(h.size) +
+                   ") plus its 5-byte trailer runs past the end of the " + std::to_string(file_size) + "-byte file");
+}
+
+// ImportRocksdb of a block found at byte `base` of the input named `name`
+// (0 for a bare block): errors name offsets in that input.
+Filter ImportBlockAt(std::span<const uint8_t> block, const std::string& name, uint64_t base) {
+  const uint64_t size = block.size();
+  auto fail = [&](uint64_t at, const std::string& problem) -> void {
+    throw FormatError(name, base + at, "RocksDB filter block" + (base == 0 ? std::string() : " at byte " + std::to_string(base)) + ": " + problem);
+  };
+  if (size <= kRocksdbTrailerBytes)
+    fail(0, std::to_string(size) + " bytes: an empty filter (RocksDB reads it as \"no keys\"): expected a bitset of " +
+                "at least 64 bytes and the 5-byte trailer");
+  const uint64_t len = size - kRocksdbTrailerBytes;
+  const uint8_t* t = block.data() + len;
+  if (t[0] == kRibbonMarker)
+    fail(len, "marker byte 0xfe (-2) is a Ribbon filter: expected 0xff (-1), FastLocalBloom (blockbloom reads only Bloom)");
+  if (t[0] >= 1 && t[0] <= 127)
+    fail(len, "marker byte " + std::to_string(t[0]) + " is the legacy Bloom filter's probe count (format_version < 5): " +
+                  "expected 0xff (-1), FastLocalBloom");
+  if (t[0] != kNewBloomMarker)
+    fail(len, "marker byte " + std::to_string(t[0]) + " is not a Bloom implementation RocksDB defines: expected 0xff (-1)");
+  if (t[1] != kFastLocalBloom)
+    fail(len + 1, "sub-implementation " + std::to_string(t[1]) + " is unknown: expected 0 (FastLocalBloom)");
+  if ((t[2] >> 5) != 0)
+    fail(len + 2, "block size 2^" + std::to_string((t[2] >> 5) + 6) + " bytes: expected 64-byte cache lines (top 3 bits 0)");
+  const uint32_t k = t[2] & 31u;
+  const uint32_t max_k = Traits(Layout::kBlocked512).max_k;
+  if (k < 1 || k > kMaxRocksdbProbes)
+    fail(len + 2, "probe count " + std::to_string(k) + ": expected 1.." + std::to_string(kMaxRocksdbProbes));
+  if (k > max_k)
+    fail(len + 2, "probe count " + std::to_string(k) + " is beyond blocked512's k = 1.." + std::to_string(max_k));
+  if (t[3] != 0 || t[4] != 0)
+    fail(len + 3, "reserved bytes " + std::to_string(t[3]) + " " + std::to_string(t[4]) + ": expected 0 0");
+  if (len % kRocksdbLineBytes != 0)
+    fail(len - len % kRocksdbLineBytes, "bitset of " + std::to_string(len) +
+                                            " bytes: expected a multiple of 64 (whole cache lines)");
+  Filter f = Filter::WithBlocks(Layout::kBlocked512, len / kRocksdbLineBytes, k, HashKind::kRocksdb, 0);
+  std::memcpy(detail::FilterAccess::MutableData(f), block.data(), len);
+  return f;
+}
+
+BlockHandle FindFilterBlock(std::span<const uint8_t> file, const std::string& name);
+
+}  // namespace
+
+Filter ImportRocksdb(std::span<const uint8_t> block, std::string_view name) {
+  return ImportBlockAt(block, std::string(name), 0);
+}
+
+bool IsRocksdbCompatible(const Filter& f, std::string* why) {
+  std::string diff;
+  if (f.layout() != Layout::kBlocked512) {
+    diff = "layout is " + std::string(LayoutName(f.layout())) + ": expected blocked512";
+  } else if (f.hash_kind() != HashKind::kRocksdb) {
+    diff = "hash is " + std::string(HashName(f.hash_kind())) + ": expected rocksdb";
+  } else if (f.seed() != 0) {
+    diff = "seed is " + std::to_string(f.seed()) + ": expected 0";
+  } else if (f.num_blocks() * kRocksdbLineBytes + kRocksdbTrailerBytes > 0xffffffffULL) {
+    diff = "bitset of " + std::to_string(f.num_blocks() * kRocksdbLineBytes) +
+           " bytes: expected less than 2^32 with its trailer (RocksDB's filter length is a u32)";
+  }
+  if (why != nullptr) *why = diff;
+  return diff.empty();
+}
+
+std::vector<uint8_t> ExportRocksdb(const Filter& filter) {
+  std::string why;
+  if (!IsRocksdbCompatible(filter, &why))
+    throw std::invalid_argument("blockbloom: not a RocksDB FastLocalBloom filter: " + why);
+  const uint64_t len = filter.num_blocks() * kRocksdbLineBytes;
+  std::vector<uint8_t> out(filter.data(), filter.data() + len);
+  const uint8_t trailer[kRocksdbTrailerBytes] = {kNewBloomMarker, kFastLocalBloom, static_cast<uint8_t>(filter.k()), 0,
+                                                 0};
+  out.insert(out.end(), std::begin(trailer), std::end(trailer));
+  return out;
+}
+
+namespace {
+// The full filter's handle, checked to lie inside the file with its trailer.
+BlockHandle FindFilterBlock(std::span<const uint8_t> file, const std::string& name) {
+  const uint64_t size = file.size();
+  Cursor footer(file, 0, size, name, "footer");
+  if (size < kFooterBytes)
+    footer.Fail(size, std::to_string(size) + " bytes: expected at least the 53-byte footer of a block-based table");
+  const uint64_t foot = size - kFooterBytes;
+  const uint64_t magic = Le64(file.data() + size - 8);
+  if (magic != kBlockBasedMagic) {
+    std::string what = "is not a RocksDB table's";
+    if (magic == kLegacyBlockBasedMagic) what = "is a legacy (format_version 0, LevelDB-style) block-based table's";
+    if (magic == kPlainTableMagic || magic == kLegacyPlainTableMagic) what = "is a plain table's (no full filter)";
+    if (magic == kCuckooTableMagic) what = "is a cuckoo table's (no Bloom filter)";
+    footer.Fail(size - 8, "magic " + Hex(magic) + " " + what + ": expected the block-based table magic " +
+                              Hex(kBlockBasedMagic));
+  }
+  const uint32_t version = Le32(file.data() + size - 12);
+  if (version < 1 || version > kMaxFormatVersion)
+    footer.Fail(size - 12, "format_version " + std::to_string(version) + ": expected 1.." +
+                               std::to_string(kMaxFormatVersion) + " (the footer layout blockbloom reads)");
+  Cursor handles(file, foot + 1, foot + 41, name, "footer");
+  const uint64_t meta_at = handles.pos();
+  BlockHandle meta{handles.Varint(kMaxVarint64Bytes, "metaindex offset"),
+                   handles.Varint(kMaxVarint64Bytes, "metaindex size")};
+  CheckHandle(handles, meta_at, meta, size, "metaindex");
+
+  // Metaindex block (table/block_based/block.h): entries (varint32 shared,
+  // varint32 non-shared, varint32 value length, key suffix, value), then
+  // restart offsets (u32 each) and their count (u32). Keys are sorted, so a
+  // full filter, a partitioned one and others are all visited.
+  Cursor m(file, meta.offset, meta.offset + meta.size, name, "metaindex block");
+  if (file[meta.offset + meta.size] != 0)
+    m.Fail(meta.offset + meta.size, "compression type " + std::to_string(file[meta.offset + meta.size]) +
+                                        ": expected 0 (uncompressed)");
+  if (meta.size < 4) m.Fail(meta.offset, std::to_string(meta.size) + " bytes: expected at least the restart count");
+  const uint64_t restarts = Le32(file.data() + meta.offset + meta.size - 4);
+  if (restarts > (meta.size - 4) / 4)
+    m.Fail(meta.offset + meta.size - 4, std::to_string(restarts) + " restart points do not fit in the " +
+                                            std::to_string(meta.size) + "-byte block");
+  const uint64_t entries_end = meta.offset + meta.size - 4 - 4 * restarts;
+  Cursor e(file, meta.offset, entries_end, name, "metaindex block");
+  std::string key, others;
+  std::optional<BlockHandle> filter;
+  uint64_t filter_at = 0;
+  while (!e.done()) {
+    const uint64_t at = e.pos();
+    const uint64_t shared = e.Varint(5, "shared key length");
+    const uint64_t non_shared = e.Varint(5, "key length");
+    const uint64_t value_len = e.Varint(5, "value length");
+    if (shared > key.size())
+      e.Fail(at, "entry shares " + std::to_string(shared) + " key bytes: the previous key has " +
+                     std::to_string(key.size()));
+    key.resize(shared);
+    key += e.Bytes(non_shared, "key");
+    const uint64_t value_at = e.pos();
+    const std::string_view value = e.Bytes(value_len, "value");
+    if (key == kRocksdbFullFilterKey) {
+      Cursor v(file, value_at, value_at + value.size(), name, "metaindex block");
+      filter = BlockHandle{v.Varint(kMaxVarint64Bytes, "filter offset"), v.Varint(kMaxVarint64Bytes, "filter size")};
+      filter_at = value_at;
+      CheckHandle(v, value_at, *filter, size, "filter block");
+    } else if (key.starts_with("partitionedfilter.") || key.starts_with("fullfilter.") || key.starts_with("filter.")) {
+      if (!others.empty()) others += ", ";
+      others += key;
+    }
+  }
+  if (!filter) {
+    if (others.find("partitionedfilter.") != std::string::npos)
+      e.Fail(meta.offset, "the filter is partitioned (" + others + "): expected a full filter, " +
+                              std::string(kRocksdbFullFilterKey) + " (write the SST without partition_filters)");
+    e.Fail(meta.offset, (others.empty() ? std::string("no filter") : "filters " + others) + ": expected an entry " +
+                            std::string(kRocksdbFullFilterKey) + " (NewBloomFilterPolicy, whole-key filtering)");
+  }
+  // Filter blocks are written uncompressed; a nonzero type is a corrupt or
+  // foreign file. The trailer's checksum (CRC32c, xxHash or XXH3, by the
+  // footer's checksum type) is not verified: the filter's own trailer and
+  // sizes are checked by ImportRocksdb.
+  const uint8_t compression = file[filter->offset + filter->size];
+  if (compression != 0)
+    throw FormatError(name, filter->offset + filter->size,
+                      "RocksDB SST filter block (handle at byte " + std::to_string(filter_at) + "): compression type " +
+                          std::to_string(compression) + ": expected 0 (uncompressed)");
+  return *filter;
+}
+}  // namespace
+
+std::vector<uint8_t> RocksdbSstFilterBlock(std::span<const uint8_t> file, std::string_view name) {
+  const BlockHandle h = FindFilterBlock(file, std::string(name));
+  return {file.begin() + static_cast<ptrdiff_t>(h.offset), file.begin() + static_cast<ptrdiff_t>(h.offset + h.size)};
+}
+
+Filter ImportRocksdbSst(std::span<const uint8_t> file, std::string_view name) {
+  const BlockHandle h = FindFilterBlock(file, std::string(name));
+  return ImportBlockAt(file.subspan(h.offset, h.size), std::string(name), h.offset);
+}
+
+Filter ReadRocksdbSst(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("blockbloom: cannot open " + path + ": " + std::strerror(errno));
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw std::runtime_error("blockbloom: cannot read " + path + ": " + std::strerror(errno));
+  return ImportRocksdbSst(bytes, path);
+}
+
+}  // namespace blockbloom
