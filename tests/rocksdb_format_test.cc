@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -225,6 +226,31 @@ TEST(RocksdbSstHostile, RefusesForeignFootersAndHandlesWithTheirOffset) {
   ASSERT_NE(it, renamed.end());
   *it = 'x';
   EXPECT_EQ(ErrorOffset(read(renamed), "expected an entry fullfilter.rocksdb.BuiltinBloomFilter"), m.meta_offset);
+}
+
+// From a file (read in pieces: footer, metaindex, filter block): the same
+// filter and the same errors at the same offsets as from the buffer.
+TEST(RocksdbSstFile, ReadsAsTheBufferDoes) {
+  const std::vector<uint8_t> sst = ReadBytes(kGolden + "rocksdb_100keys.sst");
+  EXPECT_TRUE(ReadRocksdbSst(kGolden + "rocksdb_100keys.sst") == ImportRocksdbSst(sst));
+  const SstMap m = Map(sst);
+  const std::string path = ::testing::TempDir() + "rocksdb_format_test_bad.sst";
+  auto write_and_read = [&](std::vector<uint8_t> bytes) {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    return [path] { ReadRocksdbSst(path); };
+  };
+  std::vector<uint8_t> ribbon = sst;
+  ribbon[m.filter_offset + m.filter_size - 5] = 0xfe;
+  EXPECT_EQ(ErrorOffset(write_and_read(ribbon), "Ribbon"), m.filter_offset + m.filter_size - 5);
+  const std::vector<uint8_t> cut(sst.begin(), sst.begin() + 40);
+  EXPECT_EQ(ErrorOffset(write_and_read(cut), "53-byte footer"), 40u);
+  std::vector<uint8_t> far = sst;
+  for (int i = 0; i < 9; ++i) far[m.size - 52 + i] = 0xff;
+  far[m.size - 52 + 9] = 0x01;
+  EXPECT_EQ(ErrorOffset(write_and_read(far), "runs past the end"), m.size - 52);
+  std::remove(path.c_str());
+  EXPECT_THROW(ReadRocksdbSst(path), std::runtime_error);
 }
 
 // Every prefix and many single-byte changes of a real SST: either a filter or

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 
@@ -48,24 +48,26 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-// Reads within [pos, end) of `bytes`, every read checked; errors name the byte
-// offset of the whole input (`base` is where `bytes` starts in it).
+// Reads within [pos, end) of the file, every read checked; `bytes` holds the
+// file's bytes from offset `base` on (positions and errors are offsets in the
+// whole file).
 class Cursor {
  public:
-  Cursor(std::span<const uint8_t> bytes, size_t pos, size_t end, const std::string& name, const char* what)
-      : bytes_(bytes), pos_(pos), end_(end), name_(name), what_(what) {}
-  size_t pos() const { return pos_; }
+  Cursor(std::span<const uint8_t> bytes, uint64_t base, uint64_t pos, uint64_t end, const std::string& name,
+         const char* what)
+      : bytes_(bytes), base_(base), pos_(pos), end_(end), name_(name), what_(what) {}
+  uint64_t pos() const { return pos_; }
   bool done() const { return pos_ >= end_; }
   [[noreturn]] void Fail(uint64_t at, const std::string& problem) const {
     throw FormatError(name_, at, std::string("RocksDB SST ") + what_ + ": " + problem);
   }
   uint64_t Varint(int max_bytes, const char* field) {
-    const size_t start = pos_;
+    const uint64_t start = pos_;
     uint64_t v = 0;
     for (int i = 0; i < max_bytes; ++i) {
       if (pos_ >= end_)
         Fail(pos_, std::string(field) + " varint is truncated at byte " + std::to_string(pos_) + ": expected more of it");
-      const uint8_t b = bytes_[pos_++];
+      const uint8_t b = bytes_[pos_++ - base_];
       v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
       if ((b & 0x80) == 0) return v;
     }
@@ -75,15 +77,16 @@ class Cursor {
     if (n > end_ - pos_)
       Fail(pos_, std::string(field) + " of " + std::to_string(n) + " bytes runs past the end (" +
                      std::to_string(end_ - pos_) + " bytes left)");
-    const std::string_view s(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
+    const std::string_view s(reinterpret_cast<const char*>(bytes_.data() + (pos_ - base_)), n);
     pos_ += n;
     return s;
   }
 
  private:
   std::span<const uint8_t> bytes_;
-  size_t pos_;
-  size_t end_;
+  uint64_t base_;
+  uint64_t pos_;
+  uint64_t end_;
   const std::string& name_;
   const char* what_;
 };
@@ -139,8 +142,6 @@ Filter ImportBlockAt(std::span<const uint8_t> block, const std::string& name, ui
   return f;
 }
 
-BlockHandle FindFilterBlock(std::span<const uint8_t> file, const std::string& name);
-
 }  // namespace
 
 Filter ImportRocksdb(std::span<const uint8_t> block, std::string_view name) {
@@ -176,14 +177,21 @@ std::vector<uint8_t> ExportRocksdb(const Filter& filter) {
 }
 
 namespace {
+// Bytes [offset, offset + n) of the input, which the caller has checked lie
+// inside it: the SST reader touches only the footer, the metaindex block and
+// the filter block, so a file is read in those three pieces, never whole.
+using ReadAt = std::function<std::vector<uint8_t>(uint64_t offset, uint64_t n)>;
+
 // The full filter's handle, checked to lie inside the file with its trailer.
-BlockHandle FindFilterBlock(std::span<const uint8_t> file, const std::string& name) {
-  const uint64_t size = file.size();
-  Cursor footer(file, 0, size, name, "footer");
+BlockHandle FindFilterBlock(uint64_t size, const ReadAt& read, const std::string& name) {
   if (size < kFooterBytes)
-    footer.Fail(size, std::to_string(size) + " bytes: expected at least the 53-byte footer of a block-based table");
+    throw FormatError(name, size, "RocksDB SST footer: " + std::to_string(size) +
+                                      " bytes: expected at least the 53-byte footer of a block-based table");
   const uint64_t foot = size - kFooterBytes;
-  const uint64_t magic = Le64(file.data() + size - 8);
+  const std::vector<uint8_t> footer_bytes = read(foot, kFooterBytes);
+  const uint8_t* tail = footer_bytes.data() + kFooterBytes;  // one past the file's last byte
+  Cursor footer(footer_bytes, foot, foot + 1, foot + 41, name, "footer");
+  const uint64_t magic = Le64(tail - 8);
   if (magic != kBlockBasedMagic) {
     std::string what = "is not a RocksDB table's";
     if (magic == kLegacyBlockBasedMagic) what = "is a legacy (format_version 0, LevelDB-style) block-based table's";
@@ -192,31 +200,32 @@ BlockHandle FindFilterBlock(std::span<const uint8_t> file, const std::string& na
     footer.Fail(size - 8, "magic " + Hex(magic) + " " + what + ": expected the block-based table magic " +
                               Hex(kBlockBasedMagic));
   }
-  const uint32_t version = Le32(file.data() + size - 12);
+  const uint32_t version = Le32(tail - 12);
   if (version < 1 || version > kMaxFormatVersion)
     footer.Fail(size - 12, "format_version " + std::to_string(version) + ": expected 1.." +
                                std::to_string(kMaxFormatVersion) + " (the footer layout blockbloom reads)");
-  Cursor handles(file, foot + 1, foot + 41, name, "footer");
-  const uint64_t meta_at = handles.pos();
-  BlockHandle meta{handles.Varint(kMaxVarint64Bytes, "metaindex offset"),
-                   handles.Varint(kMaxVarint64Bytes, "metaindex size")};
-  CheckHandle(handles, meta_at, meta, size, "metaindex");
+  const uint64_t meta_at = footer.pos();
+  BlockHandle meta{footer.Varint(kMaxVarint64Bytes, "metaindex offset"),
+                   footer.Varint(kMaxVarint64Bytes, "metaindex size")};
+  CheckHandle(footer, meta_at, meta, size, "metaindex");
 
   // Metaindex block (table/block_based/block.h): entries (varint32 shared,
   // varint32 non-shared, varint32 value length, key suffix, value), then
   // restart offsets (u32 each) and their count (u32). Keys are sorted, so a
-  // full filter, a partitioned one and others are all visited.
-  Cursor m(file, meta.offset, meta.offset + meta.size, name, "metaindex block");
-  if (file[meta.offset + meta.size] != 0)
-    m.Fail(meta.offset + meta.size, "compression type " + std::to_string(file[meta.offset + meta.size]) +
+  // full filter, a partitioned one and others are all visited. Read with the
+  // trailer's compression type byte.
+  const std::vector<uint8_t> meta_bytes = read(meta.offset, meta.size + 1);
+  Cursor m(meta_bytes, meta.offset, meta.offset, meta.offset + meta.size, name, "metaindex block");
+  if (meta_bytes[meta.size] != 0)
+    m.Fail(meta.offset + meta.size, "compression type " + std::to_string(meta_bytes[meta.size]) +
                                         ": expected 0 (uncompressed)");
   if (meta.size < 4) m.Fail(meta.offset, std::to_string(meta.size) + " bytes: expected at least the restart count");
-  const uint64_t restarts = Le32(file.data() + meta.offset + meta.size - 4);
+  const uint64_t restarts = Le32(meta_bytes.data() + meta.size - 4);
   if (restarts > (meta.size - 4) / 4)
     m.Fail(meta.offset + meta.size - 4, std::to_string(restarts) + " restart points do not fit in the " +
                                             std::to_string(meta.size) + "-byte block");
   const uint64_t entries_end = meta.offset + meta.size - 4 - 4 * restarts;
-  Cursor e(file, meta.offset, entries_end, name, "metaindex block");
+  Cursor e(meta_bytes, meta.offset, meta.offset, entries_end, name, "metaindex block");
   std::string key, others;
   std::optional<BlockHandle> filter;
   uint64_t filter_at = 0;
@@ -233,7 +242,7 @@ BlockHandle FindFilterBlock(std::span<const uint8_t> file, const std::string& na
     const uint64_t value_at = e.pos();
     const std::string_view value = e.Bytes(value_len, "value");
     if (key == kRocksdbFullFilterKey) {
-      Cursor v(file, value_at, value_at + value.size(), name, "metaindex block");
+      Cursor v(meta_bytes, meta.offset, value_at, value_at + value.size(), name, "metaindex block");
       filter = BlockHandle{v.Varint(kMaxVarint64Bytes, "filter offset"), v.Varint(kMaxVarint64Bytes, "filter size")};
       filter_at = value_at;
       CheckHandle(v, value_at, *filter, size, "filter block");
@@ -253,31 +262,47 @@ BlockHandle FindFilterBlock(std::span<const uint8_t> file, const std::string& na
   // foreign file. The trailer's checksum (CRC32c, xxHash or XXH3, by the
   // footer's checksum type) is not verified: the filter's own trailer and
   // sizes are checked by ImportRocksdb.
-  const uint8_t compression = file[filter->offset + filter->size];
+  const uint8_t compression = read(filter->offset + filter->size, 1)[0];
   if (compression != 0)
     throw FormatError(name, filter->offset + filter->size,
                       "RocksDB SST filter block (handle at byte " + std::to_string(filter_at) + "): compression type " +
                           std::to_string(compression) + ": expected 0 (uncompressed)");
   return *filter;
 }
+
+ReadAt SpanReader(std::span<const uint8_t> file) {
+  return [file](uint64_t offset, uint64_t n) {
+    const auto first = file.begin() + static_cast<ptrdiff_t>(offset);
+    return std::vector<uint8_t>(first, first + static_cast<ptrdiff_t>(n));
+  };
+}
 }  // namespace
 
 std::vector<uint8_t> RocksdbSstFilterBlock(std::span<const uint8_t> file, std::string_view name) {
-  const BlockHandle h = FindFilterBlock(file, std::string(name));
-  return {file.begin() + static_cast<ptrdiff_t>(h.offset), file.begin() + static_cast<ptrdiff_t>(h.offset + h.size)};
+  const BlockHandle h = FindFilterBlock(file.size(), SpanReader(file), std::string(name));
+  return SpanReader(file)(h.offset, h.size);
 }
 
 Filter ImportRocksdbSst(std::span<const uint8_t> file, std::string_view name) {
-  const BlockHandle h = FindFilterBlock(file, std::string(name));
+  const BlockHandle h = FindFilterBlock(file.size(), SpanReader(file), std::string(name));
   return ImportBlockAt(file.subspan(h.offset, h.size), std::string(name), h.offset);
 }
 
 Filter ReadRocksdbSst(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error("blockbloom: cannot open " + path + ": " + std::strerror(errno));
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::runtime_error("blockbloom: cannot read " + path + ": " + std::strerror(errno));
-  return ImportRocksdbSst(bytes, path);
+  const std::streamoff end = in.tellg();
+  if (end < 0) throw std::runtime_error("blockbloom: cannot read " + path + ": not a seekable file");
+  const ReadAt read = [&](uint64_t offset, uint64_t n) {
+    std::vector<uint8_t> out(n);
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n));
+    if (!in) throw std::runtime_error("blockbloom: cannot read " + std::to_string(n) + " bytes at byte " +
+                                      std::to_string(offset) + " of " + path + ": " + std::strerror(errno));
+    return out;
+  };
+  const BlockHandle h = FindFilterBlock(static_cast<uint64_t>(end), read, path);
+  return ImportBlockAt(read(h.offset, h.size), path, h.offset);
 }
 
 }  // namespace blockbloom

@@ -67,9 +67,10 @@ std::vector<uint8_t> ExportRocksdb(const Filter& filter);
 // a partitioned filter, another filter policy, no filter, or any handle,
 // varint or entry that does not fit. Block checksums are not verified.
 std::vector<uint8_t> RocksdbSstFilterBlock(std::span<const uint8_t> file, std::string_view name = "<buffer>");
-// Reads the file and imports its full filter (ImportRocksdb of the block,
-// errors naming the block's offset in the file). Throws std::runtime_error if
-// the file cannot be read.
+// Reads the file's footer, metaindex block and full filter block (only
+// those: an SST of gigabytes is not read whole) and imports the filter
+// (ImportRocksdb of the block, errors naming offsets in the file). Throws
+// std::runtime_error if the file cannot be read.
 Filter ReadRocksdbSst(const std::string& path);
 // The same over the file's bytes.
 Filter ImportRocksdbSst(std::span<const uint8_t> file, std::string_view name = "<buffer>");
