@@ -117,7 +117,7 @@ constexpr Help kHelp[] = {
      "hash rocksdb, seed 0; FILE is the filter block or a block-based SST file (its\n"
      "fullfilter.rocksdb.BuiltinBloomFilter block). Ribbon, legacy and partitioned filters are refused.\n"
      "  --block          FILE is a filter block (default: an SST when it ends with the block-based magic)\n"
-     "  --sst            FILE is an SST file\n" BB_OUT},
+     "  --sst            FILE is an SST file (default: as for --block, by the magic)\n" BB_OUT},
     {"export-rocksdb",
      "usage: blockbloom export-rocksdb FILTER -o OUT\n"
      "Writes a blocked512 / rocksdb / seed 0 filter as a RocksDB full filter block (bitset + trailer).\n" BB_OUT},
