@@ -26,6 +26,7 @@ from ._core import (
     params as _params,
     pin_target,
     predict_fpr,
+    read_rocksdb_sst,
     targets,
 )
 
@@ -41,6 +42,7 @@ __all__ = [
     "params",
     "pin_target",
     "predict_fpr",
+    "read_rocksdb_sst",
     "supported_targets",
     "targets",
 ]
