@@ -164,6 +164,8 @@ TEST(RocksdbBlock, ExportRefusesWhatRocksdbCannotRead) {
   EXPECT_EQ(why, "");
 }
 
+constexpr uint64_t kFooter = 53;  // bytes of a format_version 1..5 footer
+
 // Offsets in the golden SST, found from its footer.
 struct SstMap {
   uint64_t size, meta_offset, meta_size, filter_offset, filter_size;
@@ -216,6 +218,11 @@ TEST(RocksdbSstHostile, RefusesForeignFootersAndHandlesWithTheirOffset) {
   // The filter block's trailer says compressed.
   EXPECT_EQ(ErrorOffset(read(with(m.filter_offset + m.filter_size, 1)), "compression type 1"),
             m.filter_offset + m.filter_size);
+  // A flipped bit in the bitset: the filter's checks pass, the block's XXH3
+  // checksum (RocksDB 7.8's default) does not.
+  EXPECT_EQ(ErrorOffset(read(with(m.filter_offset + 7, sst[m.filter_offset + 7] ^ 1)), "checksum"),
+            m.filter_offset + m.filter_size + 1);
+  EXPECT_EQ(ErrorOffset(read(with(m.size - kFooter, 9)), "checksum type 9"), m.size - kFooter);
   // The filter's own trailer, named at its offset in the file.
   EXPECT_EQ(ErrorOffset(read(with(m.filter_offset + m.filter_size - 5, 0xfe)), "Ribbon"),
             m.filter_offset + m.filter_size - 5);

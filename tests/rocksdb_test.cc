@@ -59,11 +59,15 @@ std::vector<uint8_t> ReadBytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-rocksdb::Options TableOptions() {
+// Bloom filter policy at 10 bits/key, format_version 5, whole-key filtering.
+rocksdb::BlockBasedTableOptions BloomTable() {
   rocksdb::BlockBasedTableOptions t;
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBitsPerKey));
   t.format_version = 5;
   t.whole_key_filtering = true;
+  return t;
+}
+rocksdb::Options TableOptions(const rocksdb::BlockBasedTableOptions& t = BloomTable()) {
   rocksdb::Options o;
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   o.compression = rocksdb::kNoCompression;
@@ -71,11 +75,19 @@ rocksdb::Options TableOptions() {
 }
 
 // `keys` sorted bytewise and distinct, as SstFileWriter requires.
-void WriteSst(const std::string& path, const std::vector<std::string>& keys) {
-  rocksdb::SstFileWriter w(rocksdb::EnvOptions(), TableOptions());
+void WriteSst(const std::string& path, const std::vector<std::string>& keys,
+              const rocksdb::BlockBasedTableOptions& t = BloomTable()) {
+  rocksdb::SstFileWriter w(rocksdb::EnvOptions(), TableOptions(t));
   ASSERT_TRUE(w.Open(path).ok());
   for (const std::string& k : keys) ASSERT_TRUE(w.Put(k, "v").ok()) << k;
   ASSERT_TRUE(w.Finish().ok());
+}
+
+// 1000 sorted string keys.
+std::vector<std::string> ThousandKeys() {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1000; ++i) keys.push_back("k" + std::to_string(10000 + i));
+  return keys;
 }
 
 // FastLocalBloomBitsBuilder::CalculateSpace: ceil(n * bits / 8) bytes rounded
@@ -220,14 +232,10 @@ INSTANTIATE_TEST_SUITE_P(KeySets, RocksdbSst,
 // internal in 7.8, so the SST is the interface.)
 void ExpectSstRefused(rocksdb::BlockBasedTableOptions t, uint32_t format_version, const std::string& words) {
   t.format_version = format_version;
-  rocksdb::Options o;
-  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   TempDir dir;
   const std::string sst = dir / "refused.sst";
-  rocksdb::SstFileWriter w(rocksdb::EnvOptions(), o);
-  ASSERT_TRUE(w.Open(sst).ok());
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(w.Put("k" + std::to_string(10000 + i), "v").ok());
-  ASSERT_TRUE(w.Finish().ok());
+  WriteSst(sst, ThousandKeys(), t);
+  if (::testing::Test::HasFatalFailure()) return;
   try {
     ReadRocksdbSst(sst);
     FAIL() << "read a filter that should be refused with '" << words << "'";
@@ -255,6 +263,40 @@ TEST(RocksdbSst, LegacyBloomIsRefusedAtItsProbeCount) {
   rocksdb::BlockBasedTableOptions t;
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBitsPerKey));
   ExpectSstRefused(t, 4, "legacy Bloom");
+}
+
+// Every checksum type RocksDB can write: the filter reads, and one flipped
+// bit of its bitset (the filter's own checks pass) is caught by the block
+// checksum, except for xxHash32 and no checksum, which blockbloom does not verify.
+TEST(RocksdbSst, BlockChecksumsOfEveryTypeAreVerified) {
+  for (rocksdb::ChecksumType type : {rocksdb::kNoChecksum, rocksdb::kCRC32c, rocksdb::kxxHash, rocksdb::kxxHash64,
+                                     rocksdb::kXXH3}) {
+    SCOPED_TRACE("checksum type " + std::to_string(static_cast<int>(type)));
+    rocksdb::BlockBasedTableOptions t = BloomTable();
+    t.checksum = type;
+    TempDir dir;
+    const std::string sst = dir / "c.sst";
+    const std::vector<std::string> keys = ThousandKeys();
+    WriteSst(sst, keys, t);
+    if (HasFatalFailure()) return;
+    std::vector<uint8_t> file = ReadBytes(sst);
+    const Filter f = ImportRocksdbSst(file);
+    for (const std::string& k : keys) ASSERT_TRUE(f.MayContain(std::string_view(k)));
+    const std::vector<uint8_t> block = RocksdbSstFilterBlock(file);
+    const auto at = static_cast<size_t>(std::search(file.begin(), file.end(), block.begin(), block.end()) - file.begin());
+    file[at + 3] ^= 0x10;
+    if (type == rocksdb::kNoChecksum || type == rocksdb::kxxHash) {
+      EXPECT_NO_THROW(ImportRocksdbSst(file));
+      continue;
+    }
+    try {
+      ImportRocksdbSst(file);
+      ADD_FAILURE() << "a flipped bit in the filter was not caught";
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
+      EXPECT_EQ(e.offset(), at + block.size() + 1);
+    }
+  }
 }
 
 // Regenerates tests/golden/rocksdb_100keys.sst (the SST reader's format test

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "blockbloom/format.h"
+#include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
 #include "engine/src/filter_access.h"
 
@@ -36,6 +37,32 @@ constexpr uint32_t kMaxFormatVersion = 5;
 // Each block is followed by a compression type byte and a 4-byte checksum.
 constexpr uint64_t kBlockTrailerBytes = 5;
 constexpr int kMaxVarint64Bytes = 10;
+
+// The footer's checksum type (include/rocksdb/table.h ChecksumType) and how a
+// block's 4-byte checksum covers the block and its compression type byte
+// (table/format.cc ComputeBuiltinChecksumWithLastByte).
+enum ChecksumType : uint8_t { kNoChecksum = 0, kCrc32c = 1, kXxHash32 = 2, kXxHash64 = 3, kXxh3Checksum = 4 };
+constexpr uint32_t kCrc32cMaskDelta = 0xa282ead8;  // util/crc32c.h Mask: rotate right 15, add this
+constexpr uint32_t kLastBytePrime = 0x6b9083d9;    // ModifyChecksumForLastByte's multiplier (XXH3 checksums)
+
+// CRC-32C (Castagnoli, reflected polynomial 0x82f63b78), bytewise.
+struct Crc32cTable {
+  uint32_t t[256];
+  constexpr Crc32cTable() : t() {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int b = 0; b < 8; ++b) c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+      t[i] = c;
+    }
+  }
+};
+constexpr Crc32cTable kCrc32cTable;
+uint32_t Crc32c(std::span<const uint8_t> a, uint8_t last) {
+  uint32_t c = ~0u;
+  for (uint8_t b : a) c = kCrc32cTable.t[(c ^ b) & 0xff] ^ (c >> 8);
+  c = kCrc32cTable.t[(c ^ last) & 0xff] ^ (c >> 8);
+  return ~c;
+}
 
 uint32_t Le32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -182,8 +209,14 @@ namespace {
 // the filter block, so a file is read in those three pieces, never whole.
 using ReadAt = std::function<std::vector<uint8_t>(uint64_t offset, uint64_t n)>;
 
+struct FilterLocation {
+  BlockHandle block;
+  uint8_t checksum_type;
+  std::vector<uint8_t> trailer;  // compression type byte, then the checksum (u32 LE)
+};
+
 // The full filter's handle, checked to lie inside the file with its trailer.
-BlockHandle FindFilterBlock(uint64_t size, const ReadAt& read, const std::string& name) {
+FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::string& name) {
   if (size < kFooterBytes)
     throw FormatError(name, size, "RocksDB SST footer: " + std::to_string(size) +
                                       " bytes: expected at least the 53-byte footer of a block-based table");
@@ -204,6 +237,10 @@ BlockHandle FindFilterBlock(uint64_t size, const ReadAt& read, const std::string
   if (version < 1 || version > kMaxFormatVersion)
     footer.Fail(size - 12, "format_version " + std::to_string(version) + ": expected 1.." +
                                std::to_string(kMaxFormatVersion) + " (the footer layout blockbloom reads)");
+  const uint8_t checksum_type = footer_bytes[0];
+  if (checksum_type > kXxh3Checksum)
+    footer.Fail(foot, "checksum type " + std::to_string(checksum_type) + ": expected 0..4 (none, CRC32c, xxHash, "
+                      "xxHash64, XXH3)");
   const uint64_t meta_at = footer.pos();
   BlockHandle meta{footer.Varint(kMaxVarint64Bytes, "metaindex offset"),
                    footer.Varint(kMaxVarint64Bytes, "metaindex size")};
@@ -259,15 +296,47 @@ BlockHandle FindFilterBlock(uint64_t size, const ReadAt& read, const std::string
                             std::string(kRocksdbFullFilterKey) + " (NewBloomFilterPolicy, whole-key filtering)");
   }
   // Filter blocks are written uncompressed; a nonzero type is a corrupt or
-  // foreign file. The trailer's checksum (CRC32c, xxHash or XXH3, by the
-  // footer's checksum type) is not verified: the filter's own trailer and
-  // sizes are checked by ImportRocksdb.
-  const uint8_t compression = read(filter->offset + filter->size, 1)[0];
-  if (compression != 0)
+  // foreign file. The checksum is verified after the filter's own checks
+  // (VerifyChecksum), so that a foreign filter is named as such.
+  std::vector<uint8_t> trailer = read(filter->offset + filter->size, kBlockTrailerBytes);
+  if (trailer[0] != 0)
     throw FormatError(name, filter->offset + filter->size,
                       "RocksDB SST filter block (handle at byte " + std::to_string(filter_at) + "): compression type " +
-                          std::to_string(compression) + ": expected 0 (uncompressed)");
-  return *filter;
+                          std::to_string(trailer[0]) + ": expected 0 (uncompressed)");
+  return {*filter, checksum_type, std::move(trailer)};
+}
+
+// The block's checksum against its trailer, by the footer's type. xxHash32
+// (type 2, not written by default since RocksDB 6.27) is not verified.
+void VerifyChecksum(const FilterLocation& at, std::span<const uint8_t> block, const std::string& name) {
+  const uint8_t compression = at.trailer[0];
+  uint32_t want = 0;
+  switch (at.checksum_type) {
+    case kCrc32c: {
+      const uint32_t crc = Crc32c(block, compression);
+      want = ((crc >> 15) | (crc << 17)) + kCrc32cMaskDelta;
+      break;
+    }
+    case kXxHash64: {
+      std::vector<uint8_t> with_type(block.begin(), block.end());
+      with_type.push_back(compression);
+      want = static_cast<uint32_t>(HashBytes({reinterpret_cast<const char*>(with_type.data()), with_type.size()},
+                                             HashKind::kXxh64, 0));
+      break;
+    }
+    case kXxh3Checksum:
+      want = static_cast<uint32_t>(HashBytes({reinterpret_cast<const char*>(block.data()), block.size()},
+                                             HashKind::kXxh3, 0)) ^
+             compression * kLastBytePrime;
+      break;
+    default: return;  // kNoChecksum, kXxHash32
+  }
+  const uint32_t have = Le32(at.trailer.data() + 1);
+  if (have != want)
+    throw FormatError(name, at.block.offset + at.block.size + 1,
+                      "RocksDB SST filter block: checksum " + Hex(have).substr(10) + " (type " +
+                          std::to_string(at.checksum_type) + ") does not match its bytes, which give " +
+                          Hex(want).substr(10) + ": the block is corrupt");
 }
 
 ReadAt SpanReader(std::span<const uint8_t> file) {
@@ -276,16 +345,25 @@ ReadAt SpanReader(std::span<const uint8_t> file) {
     return std::vector<uint8_t>(first, first + static_cast<ptrdiff_t>(n));
   };
 }
+
+// The filter of the block at `at`, `block` its bytes: the filter's checks, then the checksum.
+Filter ImportChecked(const FilterLocation& at, std::span<const uint8_t> block, const std::string& name) {
+  Filter f = ImportBlockAt(block, name, at.block.offset);
+  VerifyChecksum(at, block, name);
+  return f;
+}
 }  // namespace
 
 std::vector<uint8_t> RocksdbSstFilterBlock(std::span<const uint8_t> file, std::string_view name) {
-  const BlockHandle h = FindFilterBlock(file.size(), SpanReader(file), std::string(name));
-  return SpanReader(file)(h.offset, h.size);
+  const FilterLocation at = FindFilterBlock(file.size(), SpanReader(file), std::string(name));
+  std::vector<uint8_t> block = SpanReader(file)(at.block.offset, at.block.size);
+  VerifyChecksum(at, block, std::string(name));
+  return block;
 }
 
 Filter ImportRocksdbSst(std::span<const uint8_t> file, std::string_view name) {
-  const BlockHandle h = FindFilterBlock(file.size(), SpanReader(file), std::string(name));
-  return ImportBlockAt(file.subspan(h.offset, h.size), std::string(name), h.offset);
+  const FilterLocation at = FindFilterBlock(file.size(), SpanReader(file), std::string(name));
+  return ImportChecked(at, file.subspan(at.block.offset, at.block.size), std::string(name));
 }
 
 Filter ReadRocksdbSst(const std::string& path) {
@@ -301,8 +379,8 @@ Filter ReadRocksdbSst(const std::string& path) {
                                       std::to_string(offset) + " of " + path + ": " + std::strerror(errno));
     return out;
   };
-  const BlockHandle h = FindFilterBlock(static_cast<uint64_t>(end), read, path);
-  return ImportBlockAt(read(h.offset, h.size), path, h.offset);
+  const FilterLocation at = FindFilterBlock(static_cast<uint64_t>(end), read, path);
+  return ImportChecked(at, read(at.block.offset, at.block.size), path);
 }
 
 }  // namespace blockbloom

@@ -65,7 +65,9 @@ std::vector<uint8_t> ExportRocksdb(const Filter& filter);
 // uncompressed). Throws FormatError naming the byte offset for a file that is
 // not a block-based table (legacy, plain or cuckoo tables, format_version 6+),
 // a partitioned filter, another filter policy, no filter, or any handle,
-// varint or entry that does not fit. Block checksums are not verified.
+// varint or entry that does not fit, and for a filter block whose checksum
+// (the footer's type: CRC32c, xxHash64 or XXH3; xxHash32 is not verified)
+// does not match its bytes.
 std::vector<uint8_t> RocksdbSstFilterBlock(std::span<const uint8_t> file, std::string_view name = "<buffer>");
 // Reads the file's footer, metaindex block and full filter block (only
 // those: an SST of gigabytes is not read whole) and imports the filter
