@@ -88,8 +88,8 @@ TEST(RocksdbSstGolden, ReadsTheFilterRocksdbWroteAndRebuildsItByteForByte) {
   EXPECT_EQ(read.layout(), Layout::kBlocked512);
   EXPECT_EQ(read.hash_kind(), HashKind::kRocksdb);
   EXPECT_EQ(read.seed(), 0u);
-  EXPECT_EQ(read.k(), 6u);             // ChooseNumProbes(10 bits per key)
-  EXPECT_EQ(read.num_blocks(), 2u);    // ceil(100 * 10 / 8) = 125 bytes, rounded up to 2 lines
+  EXPECT_EQ(read.k(), 6u);           // ChooseNumProbes(10 bits per key)
+  EXPECT_EQ(read.num_blocks(), 2u);  // ceil(100 * 10 / 8) = 125 bytes, rounded up to 2 lines
   Filter ours = Filter::WithBlocks(Layout::kBlocked512, 2, 6, HashKind::kRocksdb, 0);
   for (const std::string& k : GoldenKeys()) ours.Insert(std::string_view(k));
   EXPECT_EQ(0, std::memcmp(read.data(), ours.data(), 2 * kRocksdbLineBytes));
@@ -183,8 +183,8 @@ SstMap Map(const std::vector<uint8_t>& sst) {
   };
   m.meta_offset = varint();
   m.meta_size = varint();
-  m.filter_offset = static_cast<uint64_t>(
-      std::search(sst.begin(), sst.end(), block.begin(), block.end()) - sst.begin());
+  m.filter_offset =
+      static_cast<uint64_t>(std::search(sst.begin(), sst.end(), block.begin(), block.end()) - sst.begin());
   return m;
 }
 
@@ -243,8 +243,8 @@ TEST(RocksdbSstFile, ReadsAsTheBufferDoes) {
   const SstMap m = Map(sst);
   const std::string path = ::testing::TempDir() + "rocksdb_format_test_bad.sst";
   auto write_and_read = [&](std::vector<uint8_t> bytes) {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     return [path] { ReadRocksdbSst(path); };
   };
   std::vector<uint8_t> ribbon = sst;

@@ -100,8 +100,8 @@ Filter SameSizedFilter(size_t n) {
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() / ("blockbloom_rocksdb_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(counter_++));
+    path_ = fs::temp_directory_path() /
+            ("blockbloom_rocksdb_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -212,8 +212,8 @@ TEST_P(RocksdbSst, FilterMatchesOursAndRocksdbsAnswers) {
     std::string value;
     ASSERT_TRUE(db->Get(rocksdb::ReadOptions(), k, &value).ok());
   }
-  EXPECT_EQ(mismatches, 0u) << absent.size() << " absent keys: RocksDB's filter said no " << rocks_no
-                            << " times, ours " << ours_no;
+  EXPECT_EQ(mismatches, 0u) << absent.size() << " absent keys: RocksDB's filter said no " << rocks_no << " times, ours "
+                            << ours_no;
   // The comparison saw both answers (not a filter that is always "maybe").
   if (absent.size() >= 2000) {
     EXPECT_GT(rocks_no, absent.size() * 9 / 10);
@@ -269,8 +269,8 @@ TEST(RocksdbSst, LegacyBloomIsRefusedAtItsProbeCount) {
 // bit of its bitset (the filter's own checks pass) is caught by the block
 // checksum, except for xxHash32 and no checksum, which blockbloom does not verify.
 TEST(RocksdbSst, BlockChecksumsOfEveryTypeAreVerified) {
-  for (rocksdb::ChecksumType type : {rocksdb::kNoChecksum, rocksdb::kCRC32c, rocksdb::kxxHash, rocksdb::kxxHash64,
-                                     rocksdb::kXXH3}) {
+  for (rocksdb::ChecksumType type :
+       {rocksdb::kNoChecksum, rocksdb::kCRC32c, rocksdb::kxxHash, rocksdb::kxxHash64, rocksdb::kXXH3}) {
     SCOPED_TRACE("checksum type " + std::to_string(static_cast<int>(type)));
     rocksdb::BlockBasedTableOptions t = BloomTable();
     t.checksum = type;
@@ -283,7 +283,8 @@ TEST(RocksdbSst, BlockChecksumsOfEveryTypeAreVerified) {
     const Filter f = ImportRocksdbSst(file);
     for (const std::string& k : keys) ASSERT_TRUE(f.MayContain(std::string_view(k)));
     const std::vector<uint8_t> block = RocksdbSstFilterBlock(file);
-    const auto at = static_cast<size_t>(std::search(file.begin(), file.end(), block.begin(), block.end()) - file.begin());
+    const auto at =
+        static_cast<size_t>(std::search(file.begin(), file.end(), block.begin(), block.end()) - file.begin());
     file[at + 3] ^= 0x10;
     if (type == rocksdb::kNoChecksum || type == rocksdb::kxxHash) {
       EXPECT_NO_THROW(ImportRocksdbSst(file));
@@ -312,10 +313,11 @@ TEST(RocksdbGolden, DISABLED_RegenerateGolden) {
   std::string buf;
   for (size_t i = 0; i < 1100; ++i) buf.push_back(static_cast<char>((i * 31 + 7) & 0xff));
   for (uint64_t seed : {uint64_t{0}, uint64_t{42}})
-    for (size_t len : {0, 1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 32, 33, 64, 65, 96, 97, 128, 129, 200, 240, 241, 255, 256,
-                       1024, 1025, 1100}) {
+    for (size_t len : {0,  1,  2,  3,   4,   5,   8,   9,   15,  16,  17,   32,   33,  64,
+                       65, 96, 97, 128, 129, 200, 240, 241, 255, 256, 1024, 1025, 1100}) {
       char hex[17];
-      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(rocksdb::Hash64(buf.data(), len, seed)));
+      std::snprintf(hex, sizeof hex, "%016llx",
+                    static_cast<unsigned long long>(rocksdb::Hash64(buf.data(), len, seed)));
       tsv << len << '\t' << seed << '\t' << hex << '\n';
     }
 }

@@ -18,9 +18,9 @@ namespace blockbloom {
 namespace {
 
 // Trailer bytes (offsets from the end of the bitset).
-constexpr uint8_t kNewBloomMarker = 0xff;  // int8 -1
-constexpr uint8_t kRibbonMarker = 0xfe;    // int8 -2
-constexpr uint8_t kFastLocalBloom = 0;     // sub-implementation
+constexpr uint8_t kNewBloomMarker = 0xff;   // int8 -1
+constexpr uint8_t kRibbonMarker = 0xfe;     // int8 -2
+constexpr uint8_t kFastLocalBloom = 0;      // sub-implementation
 constexpr uint32_t kMaxRocksdbProbes = 30;  // 0 and 31 are reserved in the 5-bit field
 
 // ---- Block-based table (table/format.{h,cc}) --------------------------------------
@@ -93,7 +93,8 @@ class Cursor {
     uint64_t v = 0;
     for (int i = 0; i < max_bytes; ++i) {
       if (pos_ >= end_)
-        Fail(pos_, std::string(field) + " varint is truncated at byte " + std::to_string(pos_) + ": expected more of it");
+        Fail(pos_,
+             std::string(field) + " varint is truncated at byte " + std::to_string(pos_) + ": expected more of it");
       const uint8_t b = bytes_[pos_++ - base_];
       v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
       if ((b & 0x80) == 0) return v;
@@ -135,7 +136,9 @@ void CheckHandle(const Cursor& c, uint64_t at, const BlockHandle& h, uint64_t fi
 Filter ImportBlockAt(std::span<const uint8_t> block, const std::string& name, uint64_t base) {
   const uint64_t size = block.size();
   auto fail = [&](uint64_t at, const std::string& problem) -> void {
-    throw FormatError(name, base + at, "RocksDB filter block" + (base == 0 ? std::string() : " at byte " + std::to_string(base)) + ": " + problem);
+    throw FormatError(
+        name, base + at,
+        "RocksDB filter block" + (base == 0 ? std::string() : " at byte " + std::to_string(base)) + ": " + problem);
   };
   if (size <= kRocksdbTrailerBytes)
     fail(0, std::to_string(size) + " bytes: an empty filter (RocksDB reads it as \"no keys\"): expected a bitset of " +
@@ -143,16 +146,20 @@ Filter ImportBlockAt(std::span<const uint8_t> block, const std::string& name, ui
   const uint64_t len = size - kRocksdbTrailerBytes;
   const uint8_t* t = block.data() + len;
   if (t[0] == kRibbonMarker)
-    fail(len, "marker byte 0xfe (-2) is a Ribbon filter: expected 0xff (-1), FastLocalBloom (blockbloom reads only Bloom)");
+    fail(len,
+         "marker byte 0xfe (-2) is a Ribbon filter: expected 0xff (-1), FastLocalBloom (blockbloom reads only Bloom)");
   if (t[0] >= 1 && t[0] <= 127)
-    fail(len, "marker byte " + std::to_string(t[0]) + " is the legacy Bloom filter's probe count (format_version < 5): " +
-                  "expected 0xff (-1), FastLocalBloom");
+    fail(len,
+         "marker byte " + std::to_string(t[0]) +
+             " is the legacy Bloom filter's probe count (format_version < 5): expected 0xff (-1), FastLocalBloom");
   if (t[0] != kNewBloomMarker)
-    fail(len, "marker byte " + std::to_string(t[0]) + " is not a Bloom implementation RocksDB defines: expected 0xff (-1)");
+    fail(len,
+         "marker byte " + std::to_string(t[0]) + " is not a Bloom implementation RocksDB defines: expected 0xff (-1)");
   if (t[1] != kFastLocalBloom)
     fail(len + 1, "sub-implementation " + std::to_string(t[1]) + " is unknown: expected 0 (FastLocalBloom)");
   if ((t[2] >> 5) != 0)
-    fail(len + 2, "block size 2^" + std::to_string((t[2] >> 5) + 6) + " bytes: expected 64-byte cache lines (top 3 bits 0)");
+    fail(len + 2,
+         "block size 2^" + std::to_string((t[2] >> 5) + 6) + " bytes: expected 64-byte cache lines (top 3 bits 0)");
   const uint32_t k = t[2] & 31u;
   const uint32_t max_k = Traits(Layout::kBlocked512).max_k;
   if (k < 1 || k > kMaxRocksdbProbes)
@@ -162,8 +169,8 @@ Filter ImportBlockAt(std::span<const uint8_t> block, const std::string& name, ui
   if (t[3] != 0 || t[4] != 0)
     fail(len + 3, "reserved bytes " + std::to_string(t[3]) + " " + std::to_string(t[4]) + ": expected 0 0");
   if (len % kRocksdbLineBytes != 0)
-    fail(len - len % kRocksdbLineBytes, "bitset of " + std::to_string(len) +
-                                            " bytes: expected a multiple of 64 (whole cache lines)");
+    fail(len - len % kRocksdbLineBytes,
+         "bitset of " + std::to_string(len) + " bytes: expected a multiple of 64 (whole cache lines)");
   Filter f = Filter::WithBlocks(Layout::kBlocked512, len / kRocksdbLineBytes, k, HashKind::kRocksdb, 0);
   std::memcpy(detail::FilterAccess::MutableData(f), block.data(), len);
   return f;
@@ -218,8 +225,9 @@ struct FilterLocation {
 // The full filter's handle, checked to lie inside the file with its trailer.
 FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::string& name) {
   if (size < kFooterBytes)
-    throw FormatError(name, size, "RocksDB SST footer: " + std::to_string(size) +
-                                      " bytes: expected at least the 53-byte footer of a block-based table");
+    throw FormatError(name, size,
+                      "RocksDB SST footer: " + std::to_string(size) +
+                          " bytes: expected at least the 53-byte footer of a block-based table");
   const uint64_t foot = size - kFooterBytes;
   const std::vector<uint8_t> footer_bytes = read(foot, kFooterBytes);
   const uint8_t* tail = footer_bytes.data() + kFooterBytes;  // one past the file's last byte
@@ -230,8 +238,8 @@ FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::str
     if (magic == kLegacyBlockBasedMagic) what = "is a legacy (format_version 0, LevelDB-style) block-based table's";
     if (magic == kPlainTableMagic || magic == kLegacyPlainTableMagic) what = "is a plain table's (no full filter)";
     if (magic == kCuckooTableMagic) what = "is a cuckoo table's (no Bloom filter)";
-    footer.Fail(size - 8, "magic " + Hex(magic) + " " + what + ": expected the block-based table magic " +
-                              Hex(kBlockBasedMagic));
+    footer.Fail(size - 8,
+                "magic " + Hex(magic) + " " + what + ": expected the block-based table magic " + Hex(kBlockBasedMagic));
   }
   const uint32_t version = Le32(tail - 12);
   if (version < 1 || version > kMaxFormatVersion)
@@ -239,8 +247,9 @@ FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::str
                                std::to_string(kMaxFormatVersion) + " (the footer layout blockbloom reads)");
   const uint8_t checksum_type = footer_bytes[0];
   if (checksum_type > kXxh3Checksum)
-    footer.Fail(foot, "checksum type " + std::to_string(checksum_type) + ": expected 0..4 (none, CRC32c, xxHash, "
-                      "xxHash64, XXH3)");
+    footer.Fail(foot, "checksum type " + std::to_string(checksum_type) +
+                          ": expected 0..4 (none, CRC32c, xxHash, "
+                          "xxHash64, XXH3)");
   const uint64_t meta_at = footer.pos();
   BlockHandle meta{footer.Varint(kMaxVarint64Bytes, "metaindex offset"),
                    footer.Varint(kMaxVarint64Bytes, "metaindex size")};
@@ -254,13 +263,13 @@ FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::str
   const std::vector<uint8_t> meta_bytes = read(meta.offset, meta.size + 1);
   Cursor m(meta_bytes, meta.offset, meta.offset, meta.offset + meta.size, name, "metaindex block");
   if (meta_bytes[meta.size] != 0)
-    m.Fail(meta.offset + meta.size, "compression type " + std::to_string(meta_bytes[meta.size]) +
-                                        ": expected 0 (uncompressed)");
+    m.Fail(meta.offset + meta.size,
+           "compression type " + std::to_string(meta_bytes[meta.size]) + ": expected 0 (uncompressed)");
   if (meta.size < 4) m.Fail(meta.offset, std::to_string(meta.size) + " bytes: expected at least the restart count");
   const uint64_t restarts = Le32(meta_bytes.data() + meta.size - 4);
   if (restarts > (meta.size - 4) / 4)
-    m.Fail(meta.offset + meta.size - 4, std::to_string(restarts) + " restart points do not fit in the " +
-                                            std::to_string(meta.size) + "-byte block");
+    m.Fail(meta.offset + meta.size - 4,
+           std::to_string(restarts) + " restart points do not fit in the " + std::to_string(meta.size) + "-byte block");
   const uint64_t entries_end = meta.offset + meta.size - 4 - 4 * restarts;
   Cursor e(meta_bytes, meta.offset, meta.offset, entries_end, name, "metaindex block");
   std::string key, others;
@@ -320,16 +329,17 @@ void VerifyChecksum(const FilterLocation& at, std::span<const uint8_t> block, co
     case kXxHash64: {
       std::vector<uint8_t> with_type(block.begin(), block.end());
       with_type.push_back(compression);
-      want = static_cast<uint32_t>(HashBytes({reinterpret_cast<const char*>(with_type.data()), with_type.size()},
-                                             HashKind::kXxh64, 0));
+      want = static_cast<uint32_t>(
+          HashBytes({reinterpret_cast<const char*>(with_type.data()), with_type.size()}, HashKind::kXxh64, 0));
       break;
     }
     case kXxh3Checksum:
-      want = static_cast<uint32_t>(HashBytes({reinterpret_cast<const char*>(block.data()), block.size()},
-                                             HashKind::kXxh3, 0)) ^
+      want = static_cast<uint32_t>(
+                 HashBytes({reinterpret_cast<const char*>(block.data()), block.size()}, HashKind::kXxh3, 0)) ^
              compression * kLastBytePrime;
       break;
-    default: return;  // kNoChecksum, kXxHash32
+    default:
+      return;  // kNoChecksum, kXxHash32
   }
   const uint32_t have = Le32(at.trailer.data() + 1);
   if (have != want)
@@ -375,8 +385,9 @@ Filter ReadRocksdbSst(const std::string& path) {
     std::vector<uint8_t> out(n);
     in.seekg(static_cast<std::streamoff>(offset));
     in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n));
-    if (!in) throw std::runtime_error("blockbloom: cannot read " + std::to_string(n) + " bytes at byte " +
-                                      std::to_string(offset) + " of " + path + ": " + std::strerror(errno));
+    if (!in)
+      throw std::runtime_error("blockbloom: cannot read " + std::to_string(n) + " bytes at byte " +
+                               std::to_string(offset) + " of " + path + ": " + std::strerror(errno));
     return out;
   };
   const FilterLocation at = FindFilterBlock(static_cast<uint64_t>(end), read, path);

@@ -119,7 +119,8 @@ inline uint64_t HashLong(const uint8_t* in, size_t len, const uint8_t* secret) {
   if (len % kStripe != 0) Accumulate512(acc, in + len - kStripe, secret + kSecretSize - kStripe - kLastAccStart);
   uint64_t r = len * kPrime64_1;
   for (size_t i = 0; i < 8; i += 2)
-    r += Fold64(acc[i] ^ Read64(secret + kMergeAccsStart + 8 * i), acc[i + 1] ^ Read64(secret + kMergeAccsStart + 8 * i + 8));
+    r += Fold64(acc[i] ^ Read64(secret + kMergeAccsStart + 8 * i),
+                acc[i + 1] ^ Read64(secret + kMergeAccsStart + 8 * i + 8));
   return Xxph3Avalanche(r);
 }
 

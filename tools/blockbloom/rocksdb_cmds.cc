@@ -27,8 +27,8 @@ bool LooksLikeSst(std::span<const uint8_t> bytes) {
 }
 
 std::string Summary(const Filter& f) {
-  return "RocksDB FastLocalBloom filter, " + std::to_string(f.num_blocks()) + " 64-byte lines, k = " +
-         std::to_string(f.k()) + " (blocked512, hash rocksdb, seed 0)";
+  return "RocksDB FastLocalBloom filter, " + std::to_string(f.num_blocks()) +
+         " 64-byte lines, k = " + std::to_string(f.k()) + " (blocked512, hash rocksdb, seed 0)";
 }
 
 }  // namespace
@@ -37,7 +37,8 @@ int ImportRocksdbCmd(int argc, char** argv) {
   const Args args(argc, argv, {"o"}, {"block", "sst"});
   args.ExpectPositionals(1, 1, "a RocksDB filter block or .sst FILE");
   const std::string out = args.Require("o");
-  if (args.Has("block") && args.Has("sst")) throw UsageError("blockbloom: --block and --sst: expected at most one of them");
+  if (args.Has("block") && args.Has("sst"))
+    throw UsageError("blockbloom: --block and --sst: expected at most one of them");
   const std::string path = args.positionals()[0];
   const std::string data = ReadInput(path);
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(data.data()), data.size());
