@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The fuzz stage of tools/test.sh: builds the four libFuzzer targets of
+# The fuzz stage of tools/test.sh: builds the five libFuzzer targets of
 # tests/fuzz/ with clang, libFuzzer, ASan and UBSan (library included, every
 # SIMD target compiled in, as the shipped library is) and fuzzes each for a
 # share of BLOCKBLOOM_FUZZ_SECONDS (default 60 in all) from its committed seed
@@ -10,6 +10,7 @@
 #                on every SIMD target this CPU runs
 #   keys_fuzzer  the CLI's key-file reader, lines and fixed-width records
 #   garden_load_fuzzer  the garden-file loader, every variant (seeds: the golden files)
+#   rocksdb_fuzzer  RocksDB filter blocks and SST files (seed: the golden SST)
 # Exits non-zero on any crash, leak, sanitizer report or broken invariant; the
 # offending input is kept in build/asan/ (<target>-crash-*, ...) to reproduce
 # with: build/asan/tests/fuzz/<target> FILE
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BLOCKBLOOM_ASAN_BUILD_DIR:-build/asan}  # shared with the sanitizer stage
 seconds=${BLOCKBLOOM_FUZZ_SECONDS:-60}
-targets=(load_fuzzer view_fuzzer keys_fuzzer garden_load_fuzzer)
+targets=(load_fuzzer view_fuzzer keys_fuzzer garden_load_fuzzer rocksdb_fuzzer)
 share=$(( seconds / ${#targets[@]} ))
 (( share >= 1 )) || share=1
 
@@ -37,6 +38,7 @@ for t in "${targets[@]}"; do
   case $t in
     keys_fuzzer) cp tests/fuzz/corpus-keys/* "$work/$t"/; seeds=tests/fuzz/corpus-keys ;;
     garden_load_fuzzer) cp tests/golden/garden_*.bbg "$work/$t"/; seeds=tests/golden/garden_*.bbg ;;
+    rocksdb_fuzzer) cp tests/golden/rocksdb_100keys.sst "$work/$t"/; seeds=tests/golden/rocksdb_100keys.sst ;;
     *) cp "$seeds"/* "$work/$t"/ ;;
   esac
   echo "== $t: ${share} s from $seeds"
