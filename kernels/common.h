@@ -174,9 +174,32 @@ inline uint64_t LoadLE64Value(uint64_t raw) {
   }
 }
 
+// "rocksdb" (HashKind::kRocksdb): XXPH3_64bits_withSeed, the XXH3 preview
+// RocksDB keeps for its filters (util/xxph3.h there), of the key's 8
+// little-endian bytes, in registers, then its 32-bit halves swapped
+// (blockbloom/hash.h says why). XXPH3_len_4to8_64b with len = 8: input64 =
+// lo32 | hi32 << 32 = the key itself; keyed = input64 ^ (secret[0..8) + seed);
+// mix = 8 + (keyed ^ keyed >> 51) * PRIME32_1; then (mix ^ mix >> 47) *
+// PRIME64_2 and the preview's avalanche (x ^= x >> 37; x *= PRIME64_3;
+// x ^= x >> 32). seed_const = kXxph3Secret0 + seed: a filter computes it once.
+inline constexpr uint64_t kXxph3Secret0 = 0xbe4ba423396cfeb8ULL;  // XXH3's default secret, bytes 0..8 (LE)
+inline constexpr uint64_t kXxhPrime32_1 = 0x9E3779B1ULL;
+inline uint64_t Xxph3Avalanche(uint64_t h) {
+  h ^= h >> 37;
+  h *= kXxhPrime64[2];
+  return h ^ (h >> 32);
+}
+inline uint64_t RocksdbU64WithConstant(uint64_t key, uint64_t seed_const) {
+  const uint64_t keyed = key ^ seed_const;
+  const uint64_t mix = 8 + (keyed ^ (keyed >> 51)) * kXxhPrime32_1;
+  return Rotl64(Xxph3Avalanche((mix ^ (mix >> 47)) * kXxhPrime64[1]), 32);
+}
+
 // The single-key path hashes a uint64 key with a per-filter constant computed
-// once: XXH3's seed-derived constant, else the seed itself.
+// once: XXH3's seed-derived constant, XXPH3's first secret word plus the seed,
+// else the seed itself.
 inline uint64_t KeyHashConstant(HashKind kind, uint64_t seed) {
+  if (kind == HashKind::kRocksdb) return kXxph3Secret0 + seed;
   return kind == HashKind::kXxh3 ? Xxh3SeedConstant(seed) : seed;
 }
 template <HashKind kKind>
@@ -185,6 +208,8 @@ inline uint64_t HashU64With(uint64_t key, uint64_t c) {
     return Xxh64U64(key, c);
   } else if constexpr (kKind == HashKind::kMulx) {
     return MulxU64(key, c);
+  } else if constexpr (kKind == HashKind::kRocksdb) {
+    return RocksdbU64WithConstant(key, c);
   } else {
     return Xxh3U64WithConstant(key, c);
   }
@@ -193,6 +218,7 @@ inline uint64_t HashU64WithConstant(uint64_t key, HashKind kind, uint64_t c) {
   switch (kind) {
     case HashKind::kXxh64: return HashU64With<HashKind::kXxh64>(key, c);
     case HashKind::kMulx: return HashU64With<HashKind::kMulx>(key, c);
+    case HashKind::kRocksdb: return HashU64With<HashKind::kRocksdb>(key, c);
     case HashKind::kXxh3: break;
   }
   return HashU64With<HashKind::kXxh3>(key, c);

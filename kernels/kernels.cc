@@ -82,6 +82,7 @@ OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash) {
     switch (hash) {
       case HashKind::kXxh64: return OneKeyWith<P, HashKind::kXxh64>();
       case HashKind::kMulx: return OneKeyWith<P, HashKind::kMulx>();
+      case HashKind::kRocksdb: return OneKeyWith<P, HashKind::kRocksdb>();
       case HashKind::kXxh3: break;
     }
     return OneKeyWith<P, HashKind::kXxh3>();

@@ -101,6 +101,9 @@ OneKeyOps OneKeyAt(HashKind hash) {
     case HashKind::kMulx:
       return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kMulx>,
                        &InsertKeyAt<kL, HashKind::kMulx>};
+    case HashKind::kRocksdb:
+      return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kRocksdb>,
+                       &InsertKeyAt<kL, HashKind::kRocksdb>};
     case HashKind::kXxh3: break;
   }
   return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kXxh3>,

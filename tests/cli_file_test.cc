@@ -318,6 +318,33 @@ TEST_F(Cli, ParquetImportExportIsByteExact) {
   ExpectFailure("export-parquet b.bbf -o h.bin", "layout is blocked512: expected split256", "h.bin");
 }
 
+// The SST RocksDB 7.8.3 wrote (tests/golden/rocksdb_100keys.sst, keys
+// key1000..key1099): imported from the SST and from its filter block, rebuilt
+// from the keys with --hash rocksdb and exported back to the same block.
+TEST_F(Cli, RocksdbImportExportIsByteExact) {
+  const std::string sst = std::string(BLOCKBLOOM_SOURCE_DIR) + "/tests/golden/rocksdb_100keys.sst";
+  std::string keys;
+  for (int i = 0; i < 100; ++i) keys += "key" + std::to_string(1000 + i) + "\n";
+  Write("keys.txt", keys);
+  const Result imported = Run("import-rocksdb " + sst + " -o f.bbf");
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  EXPECT_NE(imported.out.find("from the SST's full filter"), std::string::npos) << imported.out;
+  EXPECT_EQ(Run("query f.bbf --output count --keys keys.txt").out, "100\n");
+  ASSERT_EQ(Run("export-rocksdb f.bbf -o block.bin").status, 0);
+  EXPECT_NE(ReadFile(sst).find(Read("block.bin")), std::string::npos) << "the exported block is not the SST's";
+  EXPECT_EQ(Read("block.bin").size(), 133u);
+  ASSERT_EQ(Run("import-rocksdb block.bin -o g.bbf").status, 0);
+  EXPECT_EQ(Read("f.bbf"), Read("g.bbf"));
+  ASSERT_EQ(Run("build --layout blocked512 --hash rocksdb --bytes 128 --k 6 --keys keys.txt -o built.bbf").status, 0);
+  ASSERT_EQ(Run("export-rocksdb built.bbf -o built.bin").status, 0);
+  EXPECT_TRUE(Read("built.bin") == Read("block.bin"));
+
+  ExpectFailure("import-rocksdb --block " + sst + " -o h.bbf", "RocksDB filter block: marker byte", "h.bbf");
+  ExpectFailure("import-rocksdb --sst keys.txt -o h.bbf", "block-based table magic", "h.bbf");
+  ASSERT_EQ(Run("build --layout blocked512 --bytes 1024 --keys keys.txt -o x.bbf").status, 0);
+  ExpectFailure("export-rocksdb x.bbf -o h.bin", "hash is xxh3: expected rocksdb", "h.bin");
+}
+
 }  // namespace
 }  // namespace blockbloom
 

@@ -560,7 +560,8 @@ TEST_F(Hostile, StatsJsonIsValidForNonUtf8FileNames) {
 TEST_F(Hostile, EveryCommandHelpListsEveryOptionWithItsDefault) {
   const std::vector<std::string> commands = {"demo",  "params", "table", "verify",         "build",          "query",
                                              "stats", "merge",  "fold",  "import-parquet", "export-parquet", "targets",
-                                             "version", "garden-build", "garden-query", "garden-stats", "garden-merge"};
+                                             "version", "garden-build", "garden-query", "garden-stats", "garden-merge",
+                                             "import-rocksdb", "export-rocksdb"};
   for (const std::string& cmd : commands) {
     const Result help = Run(cmd + " --help");
     ASSERT_EQ(help.status, 0) << cmd;

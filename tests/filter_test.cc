@@ -46,7 +46,7 @@ class EveryLayout : public ::testing::TestWithParam<Layout> {};
 
 TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
   const Layout l = GetParam();
-  for (HashKind hash : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx}) {
+  for (HashKind hash : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
     const auto keys = Keys(5000, 1);
     const auto urls = Urls(3000);
     std::vector<std::string_view> views(urls.begin(), urls.end());
@@ -82,7 +82,7 @@ TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
 
 // The u64 hash is computed in registers; it must equal the hash of the bytes.
 TEST(Hashing, IntegerHashIsTheHashOfItsLittleEndianBytes) {
-  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx}) {
+  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
     for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {
       for (uint64_t k : Keys(2000, 5)) {
         char le[8];

@@ -474,8 +474,8 @@ TEST(Corrupt, UnknownLayout) {
 
 TEST(Corrupt, UnknownHash) {
   auto b = ValidBytes();
-  b[13] = 3;
-  ExpectRejected(b, 13, "hash 3 is unknown");
+  b[13] = 4;  // the first value past kLastHashKind (3, rocksdb)
+  ExpectRejected(b, 13, "hash 4 is unknown");
 }
 
 TEST(Corrupt, ReservedBytesSet) {

@@ -223,7 +223,7 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
   for (Layout l : kAllLayouts) {
     const uint64_t nblocks = l == Layout::kClassic ? 20011 : 313;
     for (uint32_t k : Ks(l)) {
-      for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx}) {
+      for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
         const kernels::OneKeyOps one = ops().one_key(l, k, kind);
         Payload ref(l, nblocks, k), got(l, nblocks, k);
         for (uint64_t h : hashes) {

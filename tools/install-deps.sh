@@ -7,7 +7,7 @@ set -euo pipefail
 
 declare -A groups=(
   [build]="cmake g++ make pkg-config libhwy-dev libxxhash-dev libgtest-dev libbenchmark-dev"
-  [test]="cmake g++ clang make pkg-config libhwy-dev libxxhash-dev libgtest-dev libbenchmark-dev"
+  [test]="cmake g++ clang make pkg-config libhwy-dev libxxhash-dev libgtest-dev libbenchmark-dev librocksdb-dev"
   [arm]="g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64"
   [fuzz]="clang libclang-rt-14-dev"
   [report]="python3 python3-matplotlib libbloom-dev"

@@ -25,8 +25,8 @@ using detail::Invalid;
 namespace {
 
 void CheckHashKind(HashKind hash) {
-  if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(HashKind::kMulx))
-    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64 or mulx");
+  if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(kLastHashKind))
+    Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64, mulx or rocksdb");
 }
 
 std::string ToHex(uintptr_t v) {

@@ -155,8 +155,8 @@ FilterHeader ValidateHeader(const uint8_t* p, uint64_t size, const std::string& 
     fail(kOffLayout, "layout " + std::to_string(layout_byte) + " is unknown: expected 0.." +
                          std::to_string(std::size(kAllLayouts) - 1));
   const uint8_t hash_byte = p[kOffHash];
-  if (hash_byte > static_cast<uint8_t>(HashKind::kMulx))
-    fail(kOffHash, "hash " + std::to_string(hash_byte) + " is unknown: expected 0 (xxh3), 1 (xxh64) or 2 (mulx)");
+  if (hash_byte > static_cast<uint8_t>(kLastHashKind))
+    fail(kOffHash, "hash " + std::to_string(hash_byte) + " is unknown: expected 0 (xxh3), 1 (xxh64), 2 (mulx) or 3 (rocksdb)");
   if (LoadLE(p + kOffReserved16, 2) != 0) fail(kOffReserved16, "reserved bytes are not 0: expected 0");
   const uint64_t k = LoadLE(p + kOffK, 4);
   if (k > LayoutMaxK(layout) || !LayoutAcceptsK(layout, static_cast<uint32_t>(k)))

@@ -124,8 +124,8 @@ Header ValidateHeaderFields(const uint8_t* p, uint64_t size, const std::string& 
   if (type < 1 || type > std::size(kAllTypes))
     fail(kOffType, "garden type " + std::to_string(type) + " is unknown: expected 1.." + std::to_string(std::size(kAllTypes)));
   const uint8_t hash = p[kOffHash];
-  if (hash > static_cast<uint8_t>(HashKind::kMulx))
-    fail(kOffHash, "hash " + std::to_string(hash) + " is unknown: expected 0 (xxh3), 1 (xxh64) or 2 (mulx)");
+  if (hash > static_cast<uint8_t>(kLastHashKind))
+    fail(kOffHash, "hash " + std::to_string(hash) + " is unknown: expected 0 (xxh3), 1 (xxh64), 2 (mulx) or 3 (rocksdb)");
   if (LoadLE(p + kOffReserved16, 2) != 0) fail(kOffReserved16, "reserved bytes are not 0: expected 0");
   const uint64_t pbytes = LoadLE(p + kOffParamBytes, 8), qbytes = LoadLE(p + kOffPayloadBytes, 8);
   const uint64_t body = size - kGardenHeaderBytes;

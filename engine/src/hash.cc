@@ -12,6 +12,7 @@ std::string_view HashName(HashKind kind) {
   switch (kind) {
     case HashKind::kXxh64: return "xxh64";
     case HashKind::kMulx: return "mulx";
+    case HashKind::kRocksdb: return "rocksdb";
     case HashKind::kXxh3: break;
   }
   return "xxh3";
@@ -21,12 +22,13 @@ std::optional<HashKind> ParseHash(std::string_view name) {
   if (name == "xxh3") return HashKind::kXxh3;
   if (name == "xxh64") return HashKind::kXxh64;
   if (name == "mulx") return HashKind::kMulx;
+  if (name == "rocksdb") return HashKind::kRocksdb;
   return std::nullopt;
 }
 
 HashKind HashFromName(std::string_view name, std::string_view param) {
   if (const std::optional<HashKind> h = ParseHash(name)) return *h;
-  detail::Invalid(std::string(param) + " = '" + std::string(name) + "' is unknown: expected xxh3, xxh64 or mulx");
+  detail::Invalid(std::string(param) + " = '" + std::string(name) + "' is unknown: expected xxh3, xxh64, mulx or rocksdb");
 }
 
 uint64_t HashBytes(std::string_view key, HashKind kind, uint64_t seed) {

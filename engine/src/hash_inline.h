@@ -13,12 +13,15 @@
 #include <xxhash.h>
 
 #include "blockbloom/hash.h"
+#include "engine/src/xxph3.h"
 #include "kernels/common.h"
 
 namespace blockbloom::detail {
 
 inline uint64_t HashBytesInline(const void* data, size_t len, HashKind kind, uint64_t seed) {
   if (kind == HashKind::kXxh64) return XXH64(data, len, seed);
+  // The preview's default secret is released XXH3's (the same 192 bytes).
+  if (kind == HashKind::kRocksdb) return kernels::Rotl64(xxph3::Hash64(data, len, seed, XXH3_kSecret), 32);
   if (kind == HashKind::kMulx && len == 8) {
     uint64_t key;
     std::memcpy(&key, data, 8);

@@ -30,6 +30,7 @@ from ._core import (
     pin_target,
     predict_fpr,
     required_bytes,
+    read_rocksdb_sst,
     targets,
 )
 from ._core import __version__  # the C++ library's version (CMake's project version)
@@ -50,6 +51,7 @@ __all__ = [
     "pin_target",
     "predict_fpr",
     "required_bytes",
+    "read_rocksdb_sst",
     "supported_targets",
     "targets",
 ]

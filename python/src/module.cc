@@ -51,6 +51,7 @@
 #include "blockbloom/many.h"
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
+#include "blockbloom/rocksdb.h"
 #include "blockbloom/targets.h"
 #include "blockbloom/version.h"
 #include "blockbloom/view.h"
@@ -894,7 +895,7 @@ void DefineInfo(Cls& cls, Get get, Lock lock) {
   cls.def_property_readonly("layout", [get](const typename Cls::type& s) { return std::string(blockbloom::LayoutName(get(s).layout())); },
                             "The layout's name: 'blocked512', 'split256', 'sectorized512', 'register64' or 'classic'.")
       .def_property_readonly("hash", [get](const typename Cls::type& s) { return std::string(blockbloom::HashName(get(s).hash_kind())); },
-                             "The key hash: 'xxh3', 'xxh64' or 'mulx'.")
+                             "The key hash: 'xxh3', 'xxh64', 'mulx' or 'rocksdb'.")
       .def_property_readonly("seed", [get](const typename Cls::type& s) { return get(s).seed(); }, "The hash seed.")
       .def_property_readonly("k", [get](const typename Cls::type& s) { return get(s).k(); }, "Bits set per key.")
       .def_property_readonly("num_blocks", [get](const typename Cls::type& s) { return get(s).num_blocks(); },
@@ -1263,4 +1264,38 @@ process mapping the same file. The same queries and introspection as Filter; no 
     }
     return best;
   }, py::arg("filter"), py::arg("keys"), py::arg("op") = "query", py::arg("reps") = 5);
+
+  // ---- RocksDB full filters (blockbloom/rocksdb.h), added to Filter here ----
+  {
+    py::object filter_cls = m.attr("Filter");
+    filter_cls.attr("to_rocksdb") = py::cpp_function(
+        [](const PyFilter& self) {
+          std::vector<uint8_t> block;
+          {
+            py::gil_scoped_release release;
+            std::shared_lock<std::shared_mutex> lock(self.mu);
+            block = blockbloom::ExportRocksdb(self.filter);
+          }
+          return py::bytes(reinterpret_cast<const char*>(block.data()), block.size());
+        },
+        py::is_method(filter_cls), py::name("to_rocksdb"),
+        "A RocksDB full filter block (FastLocalBloom bitset + 5-byte trailer): needs layout='blocked512', "
+        "hash='rocksdb', seed=0, else ValueError.");
+    filter_cls.attr("from_rocksdb") = py::staticmethod(py::cpp_function(
+        [](py::buffer data) {
+          py::buffer_info info = data.request();
+          const std::span<const uint8_t> span(static_cast<const uint8_t*>(info.ptr), static_cast<size_t>(info.size));
+          return std::make_unique<PyFilter>(blockbloom::ImportRocksdb(span, "<rocksdb>"));
+        },
+        py::name("from_rocksdb"), py::arg("data"),
+        "A RocksDB full filter block as a blocked512 / rocksdb / seed 0 filter; FormatError (with .offset) for "
+        "Ribbon, legacy Bloom or malformed blocks."));
+    m.def("read_rocksdb_sst", [](py::handle path_arg) {
+      const std::string path = PathArg(path_arg);
+      py::gil_scoped_release release;
+      return FileOp([&] { return std::make_unique<PyFilter>(blockbloom::ReadRocksdbSst(path)); });
+    }, py::arg("path"),
+    "The full filter of a RocksDB block-based SST file (fullfilter.rocksdb.BuiltinBloomFilter) as a Filter; "
+    "FormatError (with .offset) for partitioned or other filters and malformed files, OSError if unreadable.");
+  }
 }

@@ -25,6 +25,8 @@ int Intersect(int argc, char** argv);      // file_cmds.cc
 int Fold(int argc, char** argv);           // file_cmds.cc
 int ImportParquet(int argc, char** argv);  // file_cmds.cc
 int ExportParquet(int argc, char** argv);  // file_cmds.cc
+int ImportRocksdbCmd(int argc, char** argv);  // rocksdb_cmds.cc
+int ExportRocksdbCmd(int argc, char** argv);  // rocksdb_cmds.cc
 int Bench(int argc, char** argv);          // bench_cmd.cc
 int Version(int argc, char** argv);        // version_cmd.cc
 int GardenBuild(int argc, char** argv);    // garden_cmds.cc

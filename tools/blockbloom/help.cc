@@ -80,7 +80,8 @@ constexpr Help kHelp[] = {
      "  --bits-per-key B size as B bits per key of --n (one sizing mode is required)\n"
      "  --bytes N        size as N bytes, rounded up to whole blocks (one sizing mode is required)\n"
      "  --k K            hash functions, within the layout's range (default: the model's best k)\n"
-     "  --hash H         xxh3, xxh64 or mulx (default: xxh3; split256 with xxh64 seed 0 is Parquet's;\n"
+     "  --hash H         xxh3, xxh64, mulx or rocksdb (default: xxh3; split256 with xxh64 seed 0 is\n"
+     "                   Parquet's; blocked512 with rocksdb seed 0 is RocksDB's full filter;\n"
      "                   mulx: the cheapest single-key hash, for integer keys no adversary picks)\n"
      "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
     {"query",
@@ -117,6 +118,16 @@ constexpr Help kHelp[] = {
      "usage: blockbloom export-parquet FILTER -o OUT [options]\n"
      "Writes a split256 / xxh64 / seed 0 filter as a Parquet split-block Bloom filter bitset.\n"
      "  --with-header    put the Thrift-compact BloomFilterHeader first (default: off, bitset only)\n" BB_OUT},
+    {"import-rocksdb",
+     "usage: blockbloom import-rocksdb FILE -o OUT [options]\n"
+     "Reads a RocksDB full filter (FastLocalBloom: bitset + 5-byte trailer) as a blocked512 filter with\n"
+     "hash rocksdb, seed 0; FILE is the filter block or a block-based SST file (its\n"
+     "fullfilter.rocksdb.BuiltinBloomFilter block). Ribbon, legacy and partitioned filters are refused.\n"
+     "  --block          FILE is a filter block (default: an SST when it ends with the block-based magic)\n"
+     "  --sst            FILE is an SST file (default: as for --block, by the magic)\n" BB_OUT},
+    {"export-rocksdb",
+     "usage: blockbloom export-rocksdb FILTER -o OUT\n"
+     "Writes a blocked512 / rocksdb / seed 0 filter as a RocksDB full filter block (bitset + trailer).\n" BB_OUT},
     {"targets",
      "usage: blockbloom targets\n"
      "Lists the compiled SIMD targets, which this CPU supports, and the one in use. No options.\n"},
@@ -145,7 +156,7 @@ constexpr Help kHelp[] = {
      "  --columns W      count-min: exactly W counters per row, instead of --eps (default: none)\n"
      "  --depth D        count-min with --columns: rows, 1..32 (default: 4)\n"
      "  --conservative   count-min: conservative update, raise only the minimum counters (default: off)\n"
-     "  --hash H         xxh3, xxh64 or mulx (default: xxh3)\n"
+     "  --hash H         xxh3, xxh64, mulx or rocksdb (default: xxh3)\n"
      "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
     {"garden-query",
      "usage: blockbloom garden-query FILE [options]\n"

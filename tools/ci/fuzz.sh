@@ -12,6 +12,7 @@
 #   garden_load_fuzzer  the garden-file loader, every variant (seeds: the golden files)
 #   garden_sizing_fuzzer  the garden's sizing at any n and its stats at any header
 #                counts, each input within a time bound (seeds: none, inputs are numbers)
+#   rocksdb_fuzzer  RocksDB filter blocks and SST files (seed: the golden SST)
 # Exits non-zero on any crash, leak, sanitizer report or broken invariant; the
 # offending input is kept in build/asan/ (<target>-crash-*, ...) to reproduce
 # with: build/asan/tests/fuzz/<target> FILE
@@ -19,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BLOCKBLOOM_ASAN_BUILD_DIR:-build/asan}  # shared with the sanitizer stage
 seconds=${BLOCKBLOOM_FUZZ_SECONDS:-60}
-targets=(load_fuzzer view_fuzzer keys_fuzzer garden_load_fuzzer garden_sizing_fuzzer)
+targets=(load_fuzzer view_fuzzer keys_fuzzer garden_load_fuzzer garden_sizing_fuzzer rocksdb_fuzzer)
 share=$(( seconds / ${#targets[@]} ))
 (( share >= 1 )) || share=1
 
@@ -40,6 +41,7 @@ for t in "${targets[@]}"; do
     keys_fuzzer) cp tests/fuzz/corpus-keys/* "$work/$t"/; seeds=tests/fuzz/corpus-keys ;;
     garden_load_fuzzer) cp tests/golden/garden_*.bbg "$work/$t"/; seeds=tests/golden/garden_*.bbg ;;
     garden_sizing_fuzzer) seeds="no seeds" ;;
+    rocksdb_fuzzer) cp tests/golden/rocksdb_100keys.sst "$work/$t"/; seeds=tests/golden/rocksdb_100keys.sst ;;
     *) cp "$seeds"/* "$work/$t"/ ;;
   esac
   echo "== $t: ${share} s from $seeds"

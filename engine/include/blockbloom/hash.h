@@ -29,7 +29,18 @@ enum class HashKind : uint8_t {
   // folds are cheap to search, so anyone who knows the seed can choose
   // colliding keys; use it for keys no adversary picks.
   kMulx = 2,
+  // "rocksdb": RocksDB's filter hash, XXPH3_64bits_withSeed (the preview
+  // release of XXH3 that RocksDB keeps for its format, util/xxph3.h there;
+  // it differs from released XXH3 for every length), with the result's two
+  // 32-bit halves swapped: RocksDB's FastLocalBloom picks the cache line with
+  // the lower half and probes with the upper, blocked512 the other way round,
+  // so with the swap a blocked512 filter of this kind is bit-exact with
+  // RocksDB's (blockbloom/rocksdb.h). RocksDB itself uses seed 0. Not
+  // vectorized: batches hash key by key into the hash-batch kernels.
+  kRocksdb = 3,
 };
+// The largest HashKind value: files with a larger hash byte are refused.
+inline constexpr HashKind kLastHashKind = HashKind::kRocksdb;
 std::string_view HashName(HashKind kind);
 // Inverse of HashName; nullopt for an unknown name.
 std::optional<HashKind> ParseHash(std::string_view name);
@@ -37,7 +48,8 @@ std::optional<HashKind> ParseHash(std::string_view name);
 // the known names.
 HashKind HashFromName(std::string_view name, std::string_view param = "hash");
 
-// A uint64 key is hashed as its 8 little-endian bytes, so
+// A uint64 key is hashed as its 8 little-endian bytes (for "rocksdb" too: a
+// RocksDB user key of those 8 bytes), so
 // HashU64(x) == HashBytes(string_view of x's 8 LE bytes).
 uint64_t HashBytes(std::string_view key, HashKind kind, uint64_t seed);
 uint64_t HashU64(uint64_t key, HashKind kind, uint64_t seed);

@@ -14,7 +14,7 @@
 //        0    8  magic "BBGARDN1" (kGardenMagic)
 //        8    4  format version (kGardenVersion = 1)
 //       12    1  type (GardenType)
-//       13    1  hash (blockbloom::HashKind value: 0 xxh3, 1 xxh64, 2 mulx)
+//       13    1  hash (blockbloom::HashKind value: 0 xxh3, 1 xxh64, 2 mulx, 3 rocksdb)
 //       14    2  reserved, 0
 //       16    8  hash seed
 //       24    8  parameter bytes P (a multiple of 8)
