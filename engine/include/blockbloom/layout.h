@@ -7,7 +7,7 @@
 //   1. its row in kLayoutTraits below (the facts),
 //   2. its mechanism: kernels/<name>-inl.h holds its scalar reference probe
 //      (the definition of its bits) beside its per-target SIMD probe, listed
-//      once in kernels/layouts.h,
+//      once in kernels/layouts-inl.h,
 //   3. its false-positive formula in engine/src/model.cc (BlockModel),
 // plus one golden entry in tests/filter_test.cc pinning its bytes.
 #ifndef BLOCKBLOOM_LAYOUT_H_
