@@ -7,7 +7,7 @@
 //   ./selection_bench --benchmark_min_time=0.5
 //
 // Variants of the block index of a 64-bit hash h into b <= 2^32 - 1 blocks:
-//   hi32    ((h >> 32) * b) >> 32            what the kernels do (kernels/layout.h): one
+//   hi32    ((h >> 32) * b) >> 32            what the kernels do (kernels/common.h): one
 //                                            32x32->64 multiply, a SIMD lane op (vpmuludq)
 //   mulhi64 (h * b) >> 64 as 2 products       (hh b + ((hl b) >> 32)) >> 32 with h = hh 2^32 + hl:
 //                                            exact for b < 2^32 and built from 32x32->64

@@ -4,8 +4,10 @@
 //   Bits:    Kirsch-Mitzenmacher double hashing (kernels/common.h): g_0 = hash,
 //            g_{i+1} = g_i + ClassicStep(hash) (mod 2^64); probe i sets bit
 //            ClassicIndex(g_i, m) = (g_i * m) >> 64, bit b at byte b >> 3, bit b & 7.
-//   Formula: BlockModel in engine/src/model.cc (the classic Bloom filter's
-//            exact rate for double hashing).
+//   Formula: PredictFpr's classic branch in engine/src/model.cc (not
+//            BlockModel: there are no blocks): ClassicFprExact,
+//            (1 - (1 - 1/m)^(kn))^k, plus the equal-64-bit-hash term, derived
+//            in engine/include/blockbloom/model.h ("Classic").
 // The scalar reference below defines the bits; the per-target probe after it
 // reproduces them byte for byte (tests/kernels_test.cc).
 

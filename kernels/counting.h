@@ -10,11 +10,11 @@
 // (tests/garden_counting_kernels_test.cc, one test case per target).
 //
 // Bit layout (stored in garden files: changing it needs a new kGardenVersion):
-//   block    b = BlockIndex(hash, blocks) = ((hash >> 32) * blocks) >> 32   (kernels/layout.h)
+//   block    b = BlockIndex(hash, blocks) = ((hash >> 32) * blocks) >> 32   (kernels/common.h)
 //   line     64 bytes = 128 counters of 4 bits; counter c is bits [4 (c % 16), 4 (c % 16) + 4)
 //            of the line's little-endian u64 word c / 16 (so: byte c / 2, low nibble if c is even)
 //   probes   c_i = (lo32 * kGoldenPow[i]) >> 25 for i < k, k in [1, 16]: the top 7 bits of
-//            the same golden-ratio products blocked512 uses (kernels/layout.h)
+//            the same golden-ratio products blocked512 uses (kernels/common.h)
 //   the key's counters are the DISTINCT c_i (a repeated probe counts once)
 //   insert   every counter of the key below 15 gains 1; a counter at 15 stays (saturated,
 //            sticky: it is never decremented again); returns the increments lost that way

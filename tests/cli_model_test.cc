@@ -137,6 +137,16 @@ TEST(CliTable, BadInput) {
   }
   EXPECT_NE(RunCli("table --layout blocked512 --mn 0:3").out.find("--mn"), std::string::npos);
   EXPECT_NE(RunCli("table --layout split256 --k 1:3").out.find("--k"), std::string::npos);
+  // A --k range (1..32) with no k the layout accepts names the layout's allowed k (its traits' k_text).
+  for (Layout l : kAllLayouts) {
+    const uint32_t k = Traits(l).k_power_of_two ? 3 : LayoutMinK(l) > 1 ? 1 : LayoutMaxK(l) + 1;
+    if (k > 32) continue;  // the layout accepts every k the option does (classic)
+    const std::string args = "table --layout " + std::string(LayoutName(l)) + " --k " + std::to_string(k) + ":" +
+                             std::to_string(k);
+    const CliRun r = RunCli(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("accepts (" + std::string(Traits(l).k_text) + ")"), std::string::npos) << args << ": " << r.out;
+  }
 }
 
 // A small verify grid: every point passes and the summary is on stderr.

@@ -180,7 +180,7 @@ TEST(GardenCounting, RemovingANeverInsertedKeyCanCauseFalseNegatives) {
 }
 
 TEST(GardenCounting, OverflowBoundMatchesTheDocumentedValues) {
-  // seeds/000: with 4-bit counters, P(max counter >= 16) <= m * 1.37e-15 at k <= (m/n) ln 2.
+  // Fan et al. (the source slides' counter overflow bound): with 4-bit counters, P(max counter >= 16) <= m * 1.37e-15 at k <= (m/n) ln 2.
   EXPECT_NEAR(CounterOverflowBoundAtOptimalK(1.0, 16) / 1.37e-15, 1.0, 0.005);
   const double m = 1 << 20, n = 100000;
   const double k_opt = m / n * std::log(2.0);

@@ -3,10 +3,10 @@
 #include "engine/src/batch.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 
+#include "engine/src/errors.h"
 #include "engine/src/hash_inline.h"
 #include "kernels/reference.h"
 
@@ -74,8 +74,8 @@ void InsertChunks(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, s
 
 void CheckOutSize(size_t keys, size_t out) {
   if (out < keys)
-    throw std::invalid_argument("blockbloom: out.size() = " + std::to_string(out) +
-                                " is too small: expected at least keys.size() = " + std::to_string(keys));
+    Invalid("out.size() = " + std::to_string(out) + " is too small: expected at least keys.size() = " +
+            std::to_string(keys));
 }
 
 size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys,

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
+#include "engine/src/errors.h"
 #include "engine/src/filter_access.h"
 
 namespace blockbloom {
@@ -31,10 +31,9 @@ bool CanFold(const Filter& filter) { return filter.num_blocks() % 2 == 0; }
 
 Filter Fold(const Filter& filter) {
   if (!CanFold(filter))
-    throw std::invalid_argument(
-        "blockbloom: cannot fold: number of " + std::string(LayoutUnitName(filter.layout())) +
-        " = " + std::to_string(filter.num_blocks()) +
-        " is odd: expected an even number (only then does the index halve exactly)");
+    detail::Invalid("cannot fold: number of " + std::string(LayoutUnitName(filter.layout())) + " = " +
+                    std::to_string(filter.num_blocks()) +
+                    " is odd: expected an even number (only then does the index halve exactly)");
   Filter out = Filter::WithBlocks(filter.layout(), filter.num_blocks() / 2, filter.k(), filter.hash_kind(), filter.seed());
   const uint8_t* in = filter.data();
   uint8_t* dst = detail::FilterAccess::MutableData(out);

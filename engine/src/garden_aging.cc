@@ -14,10 +14,10 @@
 
 namespace blockbloom::garden {
 
-using internal::CheckOpen;
-using internal::CheckRange;
-using internal::Invalid;
-using internal::ThrowMovedFrom;
+using detail::CheckOpen;
+using detail::CheckRange;
+using detail::Invalid;
+using detail::ThrowMovedFrom;
 
 // ---- StableFilter -------------------------------------------------------------------------
 

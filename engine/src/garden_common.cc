@@ -11,8 +11,7 @@
 #include "engine/src/garden_internal.h"
 #include "kernels/common.h"
 
-namespace blockbloom::garden {
-namespace internal {
+namespace blockbloom::detail {
 
 void CheckRange(const char* what, uint64_t value, uint64_t lo, uint64_t hi) {
   if (value >= lo && value <= hi) return;
@@ -26,8 +25,14 @@ void CheckOpen(const char* what, double value, double lo, double hi) {
           " < " + what + " < " + std::to_string(hi));
 }
 
-}  // namespace internal
+void ThrowMovedFrom(const char* what) {
+  throw std::logic_error(std::string("blockbloom: this ") + what + " was moved from: it is empty and cannot be "
+                         "written; assign a " + what + " to it first");
+}
 
+}  // namespace blockbloom::detail
+
+namespace blockbloom::garden {
 namespace {
 // SplitMix64 constants (Steele, Lea & Flood 2014; Vigna's splitmix64.c):
 // the increment is floor(2^64 / phi), the two multipliers are Stafford's Mix13.
@@ -68,9 +73,9 @@ PackedCounters::PackedCounters(uint64_t cells, uint32_t width, std::string_view 
     : cells_(cells), width_(width), mask_(0) {
   // A cap that keeps cells * width within 64 bits with room: 2^58 bits = 32 PiB.
   constexpr uint64_t kMaxCells = uint64_t{1} << 52;
-  internal::CheckRange(std::string(what).c_str(), cells, 1, kMaxCells);
+  detail::CheckRange(std::string(what).c_str(), cells, 1, kMaxCells);
   if (width == 0 || width > 32 || !std::has_single_bit(width))
-    internal::Invalid("counter width = " + std::to_string(width) + " bits is not supported: expected 1, 2, 4, 8, 16 or 32");
+    detail::Invalid("counter width = " + std::to_string(width) + " bits is not supported: expected 1, 2, 4, 8, 16 or 32");
   mask_ = (uint64_t{1} << width) - 1;
   const uint64_t words = (cells * width + 63) / 64;
   try {
@@ -79,11 +84,6 @@ PackedCounters::PackedCounters(uint64_t cells, uint32_t width, std::string_view 
     throw std::runtime_error("blockbloom: out of memory: cannot allocate " + std::to_string(words * 8) + " bytes for " +
                              std::to_string(cells) + " " + std::to_string(width) + "-bit counters");
   }
-}
-
-void internal::ThrowMovedFrom(const char* what) {
-  throw std::logic_error(std::string("blockbloom: this ") + what + " was moved from: it is empty and cannot be "
-                         "written; assign a " + what + " to it first");
 }
 
 PackedCounters::PackedCounters(PackedCounters&& o) noexcept

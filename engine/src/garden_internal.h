@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Private helpers of the garden sources (engine/src/garden_*.cc).
+// Private helpers of the garden sources (engine/src/garden_*.cc), in the
+// engine's private namespace beside detail::Invalid (engine/src/errors.h).
 #ifndef BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
 #define BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
 
@@ -8,10 +9,8 @@
 
 #include "engine/src/errors.h"
 
-namespace blockbloom::garden::internal {
+namespace blockbloom::detail {
 
-// Throws std::invalid_argument("blockbloom: " + msg).
-using blockbloom::detail::Invalid;
 // "<what> = <value> is out of range: expected <lo>..<hi>" unless lo <= value <= hi.
 void CheckRange(const char* what, uint64_t value, uint64_t lo, uint64_t hi);
 // The same for a real parameter that must lie strictly inside (lo, hi).
@@ -21,6 +20,6 @@ void CheckOpen(const char* what, double value, double lo, double hi);
 // moved-from variant (garden.h, "Moved-from objects").
 [[noreturn]] void ThrowMovedFrom(const char* what);
 
-}  // namespace blockbloom::garden::internal
+}  // namespace blockbloom::detail
 
 #endif  // BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_

@@ -13,9 +13,9 @@
 
 namespace blockbloom::garden {
 
-using internal::CheckOpen;
-using internal::CheckRange;
-using internal::Invalid;
+using detail::CheckOpen;
+using detail::CheckRange;
+using detail::Invalid;
 
 namespace {
 // Largest growth factor: s = 2 or 4 in Almeida et al.; 16 already makes the
@@ -100,7 +100,7 @@ void ScalableFilter::Clear() {
 }
 
 void ScalableFilter::MergeFrom(const ScalableFilter& other) {
-  if (empty()) internal::ThrowMovedFrom("scalable filter");
+  if (empty()) detail::ThrowMovedFrom("scalable filter");
   if (initial_capacity_ != other.initial_capacity_ || fpr_ != other.fpr_ ||
       options_.layout != other.options_.layout || options_.growth != other.options_.growth ||
       options_.tightening != other.options_.tightening || options_.hash != other.options_.hash ||
@@ -123,7 +123,7 @@ void ScalableFilter::MergeFrom(const ScalableFilter& other) {
 }
 
 bool ScalableFilter::InsertHash(uint64_t hash) {
-  if (empty()) internal::ThrowMovedFrom("scalable filter");
+  if (empty()) detail::ThrowMovedFrom("scalable filter");
   if (MayContainHash(hash)) return false;
   if (slices_.back().inserted() >= SliceCapacity(slices_.size() - 1)) AddSlice();
   slices_.back().InsertHash(DeriveHash(hash, static_cast<uint32_t>(slices_.size() - 1)));

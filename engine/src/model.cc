@@ -23,12 +23,10 @@ using detail::kTwoPowMinus32;
 
 uint64_t MaxBlocks(Layout l) { return Traits(l).max_blocks; }
 
+// The layout's own checks (layout.h): k, and the block count (classic: bits).
 void CheckShape(Layout layout, uint64_t num_blocks, uint32_t k) {
-  if (!LayoutAcceptsK(layout, k))
-    Invalid("k = " + std::to_string(k) + " is out of range for layout " + std::string(LayoutName(layout)));
-  if (num_blocks == 0 || num_blocks > MaxBlocks(layout))
-    Invalid("number of blocks = " + std::to_string(num_blocks) + " is out of range for layout " +
-            std::string(LayoutName(layout)) + ": expected 1.." + std::to_string(MaxBlocks(layout)));
+  CheckLayoutK(layout, k);
+  CheckLayoutBlocks(layout, num_blocks);
 }
 
 // A rate for a message: "0.01", "1e-06", never "0.000000".

@@ -893,7 +893,7 @@ std::string Describe(Layout layout, uint64_t blocks, uint32_t k, uint64_t bytes,
 template <typename Cls, typename Get, typename Lock>
 void DefineInfo(Cls& cls, Get get, Lock lock) {
   cls.def_property_readonly("layout", [get](const typename Cls::type& s) { return std::string(blockbloom::LayoutName(get(s).layout())); },
-                            "The layout's name: 'blocked512', 'split256', 'sectorized512', 'register64' or 'classic'.")
+                            "The layout's name, one of blockbloom.layouts().")
       .def_property_readonly("hash", [get](const typename Cls::type& s) { return std::string(blockbloom::HashName(get(s).hash_kind())); },
                              "The key hash: 'xxh3', 'xxh64', 'mulx' or 'rocksdb'.")
       .def_property_readonly("seed", [get](const typename Cls::type& s) { return get(s).seed(); }, "The hash seed.")

@@ -5,12 +5,13 @@
 #ifndef BLOCKBLOOM_TOOLS_COMMANDS_H_
 #define BLOCKBLOOM_TOOLS_COMMANDS_H_
 
+#include <string>
 #include <string_view>
 
 namespace blockbloom::cli {
 
 // The detailed `blockbloom COMMAND --help` text (help.cc); empty if unknown.
-std::string_view CommandHelp(std::string_view name);
+std::string CommandHelp(std::string_view name);
 
 int Demo(int argc, char** argv);           // demo.cc
 int Targets(int argc, char** argv);        // demo.cc

@@ -2,14 +2,17 @@
 // `blockbloom COMMAND --help`: every option of every command with its default
 // (tests/cli_core_test.cc checks each option the parser accepts is listed
 // here with a default or "required").
+#include <string>
 #include <string_view>
 
+#include "blockbloom/layout.h"
 #include "tools/blockbloom/commands.h"
 
 namespace blockbloom::cli {
 namespace {
 
-#define BB_LAYOUTS "blocked512, split256, sectorized512, register64, classic"
+// Stands for the layout names, filled in from kLayoutTraits (LayoutNames()) by CommandHelp.
+#define BB_LAYOUTS "@LAYOUTS@"
 #define BB_STRIP_CR                                                                                     \
   "  --strip-cr       drop one '\\r' ending a line (CRLF files); without it such keys keep the '\\r',\n" \
   "                   differ from the same keys without it, and a warning counts them (default: off)\n"
@@ -184,9 +187,15 @@ constexpr Help kHelp[] = {
 
 }  // namespace
 
-std::string_view CommandHelp(std::string_view name) {
-  for (const Help& h : kHelp)
-    if (h.name == name) return h.text;
+std::string CommandHelp(std::string_view name) {
+  constexpr std::string_view kLayoutsMark = "@LAYOUTS@";
+  for (const Help& h : kHelp) {
+    if (h.name != name) continue;
+    std::string text(h.text);
+    for (size_t at = text.find(kLayoutsMark); at != std::string::npos; at = text.find(kLayoutsMark, at))
+      text.replace(at, kLayoutsMark.size(), LayoutNames());
+    return text;
+  }
   return {};
 }
 

@@ -98,7 +98,7 @@ int Run(int argc, char** argv) {
       for (int j = i + 1; j < argc; ++j) {
         const std::string_view a = argv[j];
         if (a == "--help" || a == "-h") {
-          const std::string_view help = blockbloom::cli::CommandHelp(c.name);
+          const std::string help = blockbloom::cli::CommandHelp(c.name);
           if (help.empty()) {
             std::printf("usage: blockbloom %s %s\n", c.name, c.help);
           } else {

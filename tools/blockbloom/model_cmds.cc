@@ -158,8 +158,7 @@ int Table(int argc, char** argv) {
   }
   if (ks.empty())
     throw UsageError("--k = " + args.GetOr("k", "") + " holds no k that layout " + std::string(LayoutName(layout)) +
-                     " accepts (" + std::to_string(LayoutMinK(layout)) + ".." + std::to_string(LayoutMaxK(layout)) +
-                     (layout == Layout::kSectorized512 ? ", powers of two" : "") + ")");
+                     " accepts (" + std::string(Traits(layout).k_text) + ")");
 
   // The filter of m/n bits per key: whole blocks (classic: bits), at least one.
   auto rate = [&](double mn, uint32_t k) {

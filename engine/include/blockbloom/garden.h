@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The garden: the Bloom filter variants of the source documents ("A Garden
-// Variety of Bloom Filters", seeds/001; counting filters, seeds/000), as plain
-// C++ beside the SIMD engine. Each header states its formula with a short
+// The garden: the Bloom filter variants of the project's source documents (the
+// libbf article "A Garden Variety of Bloom Filters"; counting filters from the
+// lecture slides on Bloom filters), as plain C++ beside the SIMD engine. Each header states its formula with a short
 // derivation, and a function computes it for the tests to hold measurements
 // against.
 //

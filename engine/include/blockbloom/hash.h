@@ -16,18 +16,14 @@ enum class HashKind : uint8_t {
   kXxh64 = 1,  // "xxh64": XXH64 (what Apache Parquet uses, with seed 0)
   // "mulx": an 8-byte key (every uint64) is mixed by two folded multiplies,
   // fold(fold(key ^ seed, m1), m2), fold(x, m) = the 128-bit product x * m
-  // with its halves XORed (kernels/common.h MulxU64): 6 instructions instead
-  // of XXH3's 16 on the single-key path, whose length decides how many
-  // lookups the CPU overlaps. Measured on an AMD EPYC guest (AVX2, 1M keys,
-  // split256 per-key query, back-to-back runs): 9.2 and 6.5 ns/key against
-  // 10.6 and 9.2 with xxh3, inside that machine's run-to-run noise; batches
-  // are not faster (XXH3 is vectorized there, the 128-bit product is not).
-  // One fold (Boost.Bloom's mulx64 mixing of integer keys) spreads sequential
-  // keys more evenly than chance and breaks the false-positive model; two
-  // meet it (tests/fpr_test.cc). Keys of any other length hash with XXH3
-  // (seeded), exactly as "xxh3". Weaker than XXH3 against crafted keys: both
-  // folds are cheap to search, so anyone who knows the seed can choose
-  // colliding keys; use it for keys no adversary picks.
+  // with its halves XORed (kernels/common.h MulxU64): the shortest single-key
+  // path (its measurements: CHANGELOG.md, HashKind::kMulx). One fold
+  // (Boost.Bloom's mulx64 mixing of integer keys) spreads sequential keys
+  // more evenly than chance and breaks the false-positive model; two meet it
+  // (tests/fpr_test.cc). Keys of any other length hash with XXH3 (seeded),
+  // exactly as "xxh3". Weaker than XXH3 against crafted keys: both folds are
+  // cheap to search, so anyone who knows the seed can choose colliding keys;
+  // use it for keys no adversary picks.
   kMulx = 2,
   // "rocksdb": RocksDB's filter hash, XXPH3_64bits_withSeed (the preview
   // release of XXH3 that RocksDB keeps for its format, util/xxph3.h there;

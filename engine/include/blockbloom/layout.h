@@ -7,9 +7,11 @@
 //   1. its row in kLayoutTraits below (the facts),
 //   2. its mechanism: kernels/<name>-inl.h holds its scalar reference probe
 //      (the definition of its bits) beside its per-target SIMD probe, listed
-//      once in kernels/layouts.h,
-//   3. its false-positive formula in engine/src/model.cc (BlockModel),
+//      once in kernels/layouts-inl.h,
+//   3. its formulas: the false-positive rate in engine/src/model.cc
+//      (BlockModel) and the fill-to-keys estimate in engine/src/fold.cc,
 // plus one golden entry in tests/filter_test.cc pinning its bytes.
+// CONTRIBUTING.md lists every other place that names a layout and what checks it.
 #ifndef BLOCKBLOOM_LAYOUT_H_
 #define BLOCKBLOOM_LAYOUT_H_
 

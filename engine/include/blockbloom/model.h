@@ -50,7 +50,7 @@
 //    (A filter that took both from one 32-bit hash would instead gain
 //    1 - (1 - 2^-32)^n overall, which dominates past ~40M keys at 10 bits/key.)
 //
-// Block selection (the kernels' BlockIndex, kernels/layout.h): the block is
+// Block selection (the kernels' BlockIndex, kernels/common.h): the block is
 // (h32 * b) >> 32 of the hash's high 32 bits h32, uniform on 2^32 values. Block
 // j receives the h32 in [ceil(j 2^32 / b), ceil((j+1) 2^32 / b)): with
 // c = floor(2^32 / b) every block gets c or c + 1 values, and since they sum to

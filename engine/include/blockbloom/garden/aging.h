@@ -36,8 +36,9 @@ namespace blockbloom::garden {
 //   FPR = (1 - Z)^K.
 // Convergence: after N inserts a cell has seen about N (P + K)/m events; the
 // formula holds once that is well above Max.
-// (seeds/001 quotes 1 / (P/K - P/m + 1) = 1 - a: the non-zero probability of
-// one cell with Max = 1, before raising to the K cells.)
+// ("A Garden Variety of Bloom Filters" quotes 1 / (P/K - P/m + 1) = 1 - a:
+// the non-zero probability of one cell with Max = 1, before raising to the K
+// cells.)
 //
 // False negatives by design: a key's cells are decremented by later inserts;
 // the key just inserted is always found, older keys fade (at m = 4096, K = 4,
@@ -105,8 +106,9 @@ double StableFpr(double m, double k, double p, double max);
 // Two classic bit vectors of m/2 bits (blockbloom::Filter, Layout::kClassic),
 // the active one and the passive one, with k_a probes each. A query is positive
 // if either vector holds the key. Insert returns at once if the ACTIVE vector
-// already holds the key (seeds/001 and THEORY.md: "unless already there";
-// a key only in the passive one is re-inserted, so it survives the next swap);
+// already holds the key (the garden article and the project's shared theory
+// notes: "unless already there"; a key only in the passive one is
+// re-inserted, so it survives the next swap);
 // otherwise the key goes into the active vector. When the active vector holds
 // `capacity` keys it is full: the next new key first clears the passive
 // vector and swaps the roles (the full one becomes passive), then goes in.

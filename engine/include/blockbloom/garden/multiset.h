@@ -24,7 +24,7 @@
 
 namespace blockbloom::garden {
 
-// ---- Counter overflow (Fan et al.; seeds/000 "Counter overflow probability") --
+// ---- Counter overflow (Fan et al.; the source slides' "Counter overflow probability") --
 // One counter c(i) counts how many of the nk probes hit cell i:
 //   P[c(i) = j] = C(nk, j) (1/m)^j (1 - 1/m)^(nk - j),
 // so P[c(i) >= j] <= C(nk, j) / m^j (union over the j-subsets of probes)
