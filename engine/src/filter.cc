@@ -10,6 +10,7 @@
 
 #include "blockbloom/model.h"
 #include "engine/src/batch.h"
+#include "engine/src/bytes.h"
 #include "engine/src/errors.h"
 #include "engine/src/filter_access.h"
 #include "engine/src/hash_inline.h"
@@ -27,16 +28,6 @@ namespace {
 void CheckHashKind(HashKind hash) {
   if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(kLastHashKind))
     Invalid("hash = " + std::to_string(static_cast<int>(hash)) + " is unknown: expected xxh3, xxh64, mulx or rocksdb");
-}
-
-std::string ToHex(uintptr_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v % 16]);
-    v /= 16;
-  } while (v != 0);
-  return s;
 }
 
 }  // namespace
@@ -109,7 +100,7 @@ Filter Filter::InBuffer(std::span<uint8_t> buffer, Layout layout, uint64_t num_b
             " needs RequiredBytes = " + std::to_string(need) + " bytes");
   const auto address = reinterpret_cast<uintptr_t>(buffer.data());
   if (address % kRequiredAlignment != 0)
-    Invalid("buffer address 0x" + ToHex(address) + " is not aligned: expected a multiple of " +
+    Invalid("buffer address " + detail::Hex(address) + " is not aligned: expected a multiple of " +
             std::to_string(kRequiredAlignment) + " (RequiredAlignment)");
   if (init == BufferInit::kClear) {
     std::memset(buffer.data(), 0, need);

@@ -12,10 +12,14 @@
 #include "blockbloom/format.h"
 #include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
+#include "engine/src/bytes.h"
 #include "engine/src/filter_access.h"
 
 namespace blockbloom {
 namespace {
+
+using detail::Hex;
+using detail::LoadLE;
 
 // Trailer bytes (offsets from the end of the bitset).
 constexpr uint8_t kNewBloomMarker = 0xff;   // int8 -1
@@ -62,17 +66,6 @@ uint32_t Crc32c(std::span<const uint8_t> a, uint8_t last) {
   for (uint8_t b : a) c = kCrc32cTable.t[(c ^ b) & 0xff] ^ (c >> 8);
   c = kCrc32cTable.t[(c ^ last) & 0xff] ^ (c >> 8);
   return ~c;
-}
-
-uint32_t Le32(const uint8_t* p) {
-  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-}
-uint64_t Le64(const uint8_t* p) { return uint64_t{Le32(p)} | uint64_t{Le32(p + 4)} << 32; }
-
-std::string Hex(uint64_t v) {
-  char buf[19];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 // Reads within [pos, end) of the file, every read checked; `bytes` holds the
@@ -232,7 +225,7 @@ FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::str
   const std::vector<uint8_t> footer_bytes = read(foot, kFooterBytes);
   const uint8_t* tail = footer_bytes.data() + kFooterBytes;  // one past the file's last byte
   Cursor footer(footer_bytes, foot, foot + 1, foot + 41, name, "footer");
-  const uint64_t magic = Le64(tail - 8);
+  const uint64_t magic = LoadLE(tail - 8, 8);
   if (magic != kBlockBasedMagic) {
     std::string what = "is not a RocksDB table's";
     if (magic == kLegacyBlockBasedMagic) what = "is a legacy (format_version 0, LevelDB-style) block-based table's";
@@ -241,7 +234,7 @@ FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::str
     footer.Fail(size - 8,
                 "magic " + Hex(magic) + " " + what + ": expected the block-based table magic " + Hex(kBlockBasedMagic));
   }
-  const uint32_t version = Le32(tail - 12);
+  const uint32_t version = static_cast<uint32_t>(LoadLE(tail - 12, 4));
   if (version < 1 || version > kMaxFormatVersion)
     footer.Fail(size - 12, "format_version " + std::to_string(version) + ": expected 1.." +
                                std::to_string(kMaxFormatVersion) + " (the footer layout blockbloom reads)");
@@ -266,7 +259,7 @@ FilterLocation FindFilterBlock(uint64_t size, const ReadAt& read, const std::str
     m.Fail(meta.offset + meta.size,
            "compression type " + std::to_string(meta_bytes[meta.size]) + ": expected 0 (uncompressed)");
   if (meta.size < 4) m.Fail(meta.offset, std::to_string(meta.size) + " bytes: expected at least the restart count");
-  const uint64_t restarts = Le32(meta_bytes.data() + meta.size - 4);
+  const uint64_t restarts = static_cast<uint32_t>(LoadLE(meta_bytes.data() + meta.size - 4, 4));
   if (restarts > (meta.size - 4) / 4)
     m.Fail(meta.offset + meta.size - 4,
            std::to_string(restarts) + " restart points do not fit in the " + std::to_string(meta.size) + "-byte block");
@@ -341,7 +334,7 @@ void VerifyChecksum(const FilterLocation& at, std::span<const uint8_t> block, co
     default:
       return;  // kNoChecksum, kXxHash32
   }
-  const uint32_t have = Le32(at.trailer.data() + 1);
+  const uint32_t have = static_cast<uint32_t>(LoadLE(at.trailer.data() + 1, 4));
   if (have != want)
     throw FormatError(name, at.block.offset + at.block.size + 1,
                       "RocksDB SST filter block: checksum " + Hex(have).substr(10) + " (type " +
