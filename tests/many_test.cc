@@ -25,9 +25,10 @@ using testing::TargetName;
 
 std::vector<uint64_t> Keys(size_t n, uint64_t seed) { return testing::RandomKeys(n, seed); }
 
-// Batch sizes: empty, around a bitmap word, around the engine's 512-key chunk
-// and several chunks with a short tail.
-const size_t kSizes[] = {0, 1, 63, 64, 65, 511, 512, 513, 1537, 5000};
+// Batch sizes: empty, around a bitmap word, around the engine's 512-key chunk,
+// several chunks with a short tail, and two of the probe's 16384-hash groups
+// with a tail (many.cc walks each filter over a group at a time).
+const size_t kSizes[] = {0, 1, 63, 64, 65, 511, 512, 513, 1537, 5000, 2 * 16384 + 777};
 
 // Filters of every layout, odd and even sizes, different k, all hashing with
 // (hash, seed); each holds a different slice of `present`, so each answers differently.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,94 +58,96 @@ void CheckSize(const char* what, size_t have, size_t need, const char* expected)
                     expected + " = " + std::to_string(need));
 }
 
-// The probe: the hashes gathered kGroupChunks chunks at a time (128 KiB, held
-// in the L2), then each filter walks the whole group, chunk after chunk, with
-// the look-ahead reaching into its next chunk: per filter, the same long
-// pipeline as its own MayContainHashBatch, without hashing the keys again.
-// (Switching filters every chunk instead restarted each filter's look-ahead
-// every 512 keys: 0.71-0.86x of the per-filter loop on a Zen 4, issue 24.)
-// Filter j's answers for a chunk go to sink(j, answers, start, len) in a
-// 64-byte aligned buffer zero-padded to whole words. `chunks(fn)` produces
-// the hashes (HashInChunks for keys, slices of the caller's array for hashes).
-constexpr size_t kGroupChunks = 32;
-template <typename Chunks, typename Sink>
-size_t Probe(FilterPtrs filters, Chunks&& chunks, Sink&& sink) {
+// The probe, one group of hashes at a time (at most kGroupHashes, 128 KiB, held
+// in the L2): each filter walks the whole group, chunk after chunk, with the
+// look-ahead reaching into its next chunk: per filter, the same long pipeline
+// as its own MayContainHashBatch, without hashing the keys again. (Switching
+// filters every chunk instead restarted each filter's look-ahead every 512
+// keys: 0.71-0.86x of the per-filter loop on a Zen 4, issue 24.) Filter j's
+// answers for a chunk go to sink(j, answers, start, len) in a 64-byte aligned
+// buffer zero-padded to whole words. `groups(fn)` calls fn(hashes, n, start)
+// for consecutive groups, every one but the last of kGroupHashes.
+constexpr size_t kGroupHashes = 32 * kHashChunk;
+using GroupFn = std::function<void(const uint64_t* hashes, size_t n, size_t start)>;
+template <typename Groups, typename Sink>
+size_t Probe(FilterPtrs filters, Groups&& groups, Sink&& sink) {
   const kernels::Ops& ops = kernels::Active();
   std::vector<kernels::FilterRef> refs;
   refs.reserve(filters.size());
   for (const FilterView* f : filters) refs.push_back(detail::FilterAccess::Ref(*f));
-  std::vector<uint64_t> group;
-  group.reserve(kGroupChunks * kHashChunk);
-  size_t group_start = 0, hits = 0;
-  const auto flush = [&] {
+  size_t hits = 0;
+  groups([&](const uint64_t* group, size_t size, size_t group_start) {
     alignas(64) uint8_t buf[kHashChunk];
     for (size_t j = 0; j < refs.size(); ++j) {
-      for (size_t c = 0; c < group.size(); c += kHashChunk) {
-        const size_t n = std::min(kHashChunk, group.size() - c);
-        const size_t nnext = std::min(kHashChunk, group.size() - c - n);
+      for (size_t c = 0; c < size; c += kHashChunk) {
+        const size_t n = std::min(kHashChunk, size - c);
+        const size_t nnext = std::min(kHashChunk, size - c - n);
         std::memset(buf + n, 0, kHashChunk - n);  // a short last chunk: the row's unused bits
-        hits += ops.query_hashes_ahead(refs[j], group.data() + c, n, group.data() + c + n, nnext, buf);
+        hits += ops.query_hashes_ahead(refs[j], group + c, n, group + c + n, nnext, buf);
         sink(j, buf, group_start + c, n);
       }
     }
-    group_start += group.size();
-    group.clear();
-  };
-  chunks([&](const uint64_t* h, size_t n, const uint64_t*, size_t, size_t) {
-    group.insert(group.end(), h, h + n);
-    if (group.size() == kGroupChunks * kHashChunk) flush();
   });
-  if (!group.empty()) flush();
   return hits;
 }
 
-// The chunk producers: keys hashed once with the filters' hash, or the caller's hashes.
+// The group producers: keys hashed once with the filters' hash (gathered from
+// the hashing's 512-key chunks), or slices of the caller's hashes, read in place.
 // (Every filter empty: hashed as any empty filter would, xxh3 seed 0; all answers false.)
 template <typename Key>
-auto KeyChunks(FilterPtrs filters, std::span<const Key> keys) {
-  return [filters, keys](const detail::HashChunkFn& fn) {
+auto KeyGroups(FilterPtrs filters, std::span<const Key> keys) {
+  return [filters, keys](const GroupFn& fn) {
     if (filters.empty()) return;
     const size_t src = HashSource(filters);
     const FilterView& by = src < filters.size() ? *filters[src] : *filters[0];
-    detail::HashInChunks(keys, by.hash_kind(), by.seed(), fn);
+    std::vector<uint64_t> group;
+    group.reserve(std::min(kGroupHashes, keys.size()));
+    size_t start = 0;
+    detail::HashInChunks(keys, by.hash_kind(), by.seed(),
+                         [&](const uint64_t* h, size_t n, const uint64_t*, size_t, size_t) {
+                           group.insert(group.end(), h, h + n);
+                           if (group.size() == kGroupHashes) {
+                             fn(group.data(), group.size(), start);
+                             start += group.size();
+                             group.clear();
+                           }
+                         });
+    if (!group.empty()) fn(group.data(), group.size(), start);
   };
 }
-auto HashChunks(FilterPtrs filters, std::span<const uint64_t> hashes) {
-  return [filters, hashes](const detail::HashChunkFn& fn) {
+auto HashGroups(FilterPtrs filters, std::span<const uint64_t> hashes) {
+  return [filters, hashes](const GroupFn& fn) {
     if (filters.empty()) return;
-    for (size_t start = 0; start < hashes.size(); start += kHashChunk) {
-      const size_t n = std::min(kHashChunk, hashes.size() - start);
-      const size_t nnext = std::min(kHashChunk, hashes.size() - start - n);
-      fn(hashes.data() + start, n, hashes.data() + start + n, nnext, start);
-    }
+    for (size_t start = 0; start < hashes.size(); start += kGroupHashes)
+      fn(hashes.data() + start, std::min(kGroupHashes, hashes.size() - start), start);
   };
 }
 
-// ---- The three output forms over any chunk producer ----------------------------------
-template <typename Chunks>
-size_t Matrix(FilterPtrs filters, size_t n, Chunks&& chunks, std::span<uint8_t> out) {
+// ---- The three output forms over any group producer ----------------------------------
+template <typename Groups>
+size_t Matrix(FilterPtrs filters, size_t n, Groups&& groups, std::span<uint8_t> out) {
   HashSource(filters);
   const size_t nf = filters.size();
   CheckSize("out.size()", out.size(), Product(n, nf, "keys.size() x filters.size()"), "keys.size() x filters.size()");
-  return Probe(filters, chunks, [&](size_t j, const uint8_t* buf, size_t start, size_t len) {
+  return Probe(filters, groups, [&](size_t j, const uint8_t* buf, size_t start, size_t len) {
     uint8_t* col = out.data() + start * nf + j;
     for (size_t i = 0; i < len; ++i) col[i * nf] = buf[i];
   });
 }
 
-template <typename Chunks>
-size_t Bitmaps(FilterPtrs filters, size_t n, Chunks&& chunks, std::span<uint64_t> bits) {
+template <typename Groups>
+size_t Bitmaps(FilterPtrs filters, size_t n, Groups&& groups, std::span<uint64_t> bits) {
   HashSource(filters);
   const size_t words = (n + 63) / 64;
   CheckSize("bits.size()", bits.size(), Product(words, filters.size(), "words x filters.size()"),
             "ceil(keys.size() / 64) x filters.size()");
-  return Probe(filters, chunks, [&](size_t j, const uint8_t* buf, size_t start, size_t len) {
+  return Probe(filters, groups, [&](size_t j, const uint8_t* buf, size_t start, size_t len) {
     detail::PackBits(buf, len, bits.data() + j * words + start / 64);
   });
 }
 
-template <typename Chunks>
-size_t Selections(FilterPtrs filters, size_t n, Chunks&& chunks, std::span<uint32_t> sel,
+template <typename Groups>
+size_t Selections(FilterPtrs filters, size_t n, Groups&& groups, std::span<uint32_t> sel,
                   std::span<size_t> counts) {
   HashSource(filters);
   if (n > (uint64_t{1} << 32))
@@ -154,7 +157,7 @@ size_t Selections(FilterPtrs filters, size_t n, Chunks&& chunks, std::span<uint3
             "keys.size() x filters.size()");
   CheckSize("counts.size()", counts.size(), filters.size(), "filters.size()");
   std::fill_n(counts.begin(), filters.size(), size_t{0});
-  return Probe(filters, chunks, [&](size_t j, const uint8_t* buf, size_t start, size_t len) {
+  return Probe(filters, groups, [&](size_t j, const uint8_t* buf, size_t start, size_t len) {
     counts[j] = detail::AppendSelected(buf, len, static_cast<uint32_t>(start), sel.data() + j * n, counts[j]);
   });
 }
@@ -162,36 +165,36 @@ size_t Selections(FilterPtrs filters, size_t n, Chunks&& chunks, std::span<uint3
 }  // namespace
 
 size_t MayContainMany(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint8_t> out) {
-  return Matrix(filters, keys.size(), KeyChunks(filters, keys), out);
+  return Matrix(filters, keys.size(), KeyGroups(filters, keys), out);
 }
 size_t MayContainMany(FilterPtrs filters, std::span<const std::string_view> keys, std::span<uint8_t> out) {
-  return Matrix(filters, keys.size(), KeyChunks(filters, keys), out);
+  return Matrix(filters, keys.size(), KeyGroups(filters, keys), out);
 }
 size_t MayContainHashMany(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint8_t> out) {
-  return Matrix(filters, hashes.size(), HashChunks(filters, hashes), out);
+  return Matrix(filters, hashes.size(), HashGroups(filters, hashes), out);
 }
 
 size_t MayContainManyBitmap(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint64_t> bits) {
-  return Bitmaps(filters, keys.size(), KeyChunks(filters, keys), bits);
+  return Bitmaps(filters, keys.size(), KeyGroups(filters, keys), bits);
 }
 size_t MayContainManyBitmap(FilterPtrs filters, std::span<const std::string_view> keys, std::span<uint64_t> bits) {
-  return Bitmaps(filters, keys.size(), KeyChunks(filters, keys), bits);
+  return Bitmaps(filters, keys.size(), KeyGroups(filters, keys), bits);
 }
 size_t MayContainHashManyBitmap(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint64_t> bits) {
-  return Bitmaps(filters, hashes.size(), HashChunks(filters, hashes), bits);
+  return Bitmaps(filters, hashes.size(), HashGroups(filters, hashes), bits);
 }
 
 size_t MayContainManySelect(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint32_t> sel,
                             std::span<size_t> counts) {
-  return Selections(filters, keys.size(), KeyChunks(filters, keys), sel, counts);
+  return Selections(filters, keys.size(), KeyGroups(filters, keys), sel, counts);
 }
 size_t MayContainManySelect(FilterPtrs filters, std::span<const std::string_view> keys, std::span<uint32_t> sel,
                             std::span<size_t> counts) {
-  return Selections(filters, keys.size(), KeyChunks(filters, keys), sel, counts);
+  return Selections(filters, keys.size(), KeyGroups(filters, keys), sel, counts);
 }
 size_t MayContainHashManySelect(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint32_t> sel,
                                 std::span<size_t> counts) {
-  return Selections(filters, hashes.size(), HashChunks(filters, hashes), sel, counts);
+  return Selections(filters, hashes.size(), HashGroups(filters, hashes), sel, counts);
 }
 
 }  // namespace blockbloom
