@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Shared fixtures. tools/ci/python.sh installs the package (a wheel, into a venv that sees Debian's numpy,
 dask, pytest) and runs these tests with the venv's interpreter from outside the source tree. By hand, with a
-venv holding the package (README, "Python") or the CMake build's package directory on PYTHONPATH:
+venv holding the package (docs/python.md, "Install") or the CMake build's package directory on PYTHONPATH:
 
     cd /tmp && /path/to/venv/bin/python -m pytest /path/to/blockbloom/python/tests
     PYTHONPATH=build/gcc/python BLOCKBLOOM_CLI=build/gcc/tools/blockbloom /usr/bin/python3 -m pytest python/tests
