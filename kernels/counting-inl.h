@@ -29,7 +29,6 @@
 
 #include <cstdint>
 
-#include "hwy/cache_control.h"
 #include "kernels/highway.h"
 #include "kernels/counting.h"
 #include "kernels/common.h"
@@ -40,7 +39,7 @@ namespace blockbloom::kernels::counting {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// ---- Look-ahead ----------------------------------------------------------------
+// ---- Look-ahead (the engine's pipeline, PrefetchAhead in kernels/probe-inl.h) ----
 // Little's law: a DRAM miss of ~100 ns while a key costs ~3-5 ns of work (the
 // mask build is k broadcasts per vector) needs 20-35 keys in flight; 64 leaves
 // room for a loaded machine's longer misses and stays within the 24 L1 miss
@@ -48,10 +47,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 inline constexpr size_t kPrefetchDistance = 64;
 // Below this the filter stays in L2 (512 KiB per Zen 3 core): prefetch only adds work.
 inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
-
 inline constexpr uint64_t kNibbleLow = 0x1111111111111111ULL;  // bit 0 of each nibble
 
-class CountingProbe {
+class CountingProbe : public kernels::HWY_NAMESPACE::BlockProbe<CountingProbe> {
  public:
   using D = hn::CappedTag<uint64_t, 8>;  // up to the line's 8 words per vector
 
@@ -152,6 +150,7 @@ class CountingProbe {
     return static_cast<uint8_t>(hn::GetLane(hn::MinOfLanes(d, mn)));
   }
 
+  // The line Prefetch (BlockProbe) fetches.
   HWY_INLINE const void* Block(uint64_t h) const { return Line(h); }
 
  private:
@@ -185,38 +184,29 @@ class CountingProbe {
 
 enum class Op { kInsert, kRemove, kQuery, kCount };
 
-// The pipeline: probe key i while the line of key i + kPrefetchDistance is on
-// its way. Keys run in order, so a batch equals the per-key calls.
+// The engine's pipeline: probe key i while the line of key i + kPrefetchDistance
+// is on its way. Keys run in order, so a batch equals the per-key calls.
 template <Op kOp, bool kPrefetch>
 HWY_INLINE uint64_t Run(const CountingProbe& p, const uint64_t* HWY_RESTRICT h, size_t n, uint8_t* out) {
+  constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
+  constexpr bool kWrite = kOp == Op::kInsert || kOp == Op::kRemove;
   uint64_t acc = 0;
-  if constexpr (kPrefetch) {
-    for (size_t i = 0; i < n && i < kPrefetchDistance; ++i) hwy::Prefetch(p.Block(h[i]));
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if constexpr (kPrefetch) {
-      if (i + kPrefetchDistance < n) {
-        if constexpr (kOp == Op::kQuery || kOp == Op::kCount) {
-          hwy::Prefetch(p.Block(h[i + kPrefetchDistance]));
-        } else {
-          __builtin_prefetch(p.Block(h[i + kPrefetchDistance]), 1, 3);
-        }
-      }
-    }
+  kernels::HWY_NAMESPACE::PrimeAhead<kAhead, kWrite>(p, h, n);
+  kernels::HWY_NAMESPACE::PrefetchAhead<kAhead, kWrite>(p, h, n, nullptr, 0, [&](size_t i, uint64_t hash) {
     if constexpr (kOp == Op::kInsert) {
-      acc += p.Insert(h[i]);
+      acc += p.Insert(hash);
     } else if constexpr (kOp == Op::kRemove) {
-      const bool r = p.Remove(h[i]);
+      const bool r = p.Remove(hash);
       out[i] = static_cast<uint8_t>(r);
       acc += r;
     } else if constexpr (kOp == Op::kQuery) {
-      const bool r = p.Query(h[i]);
+      const bool r = p.Query(hash);
       out[i] = static_cast<uint8_t>(r);
       acc += r;
     } else {
-      out[i] = p.Count(h[i]);
+      out[i] = p.Count(hash);
     }
-  }
+  });
   return acc;
 }
 

@@ -58,16 +58,9 @@ class AtomicInsertProbe {
   FilterRef f_;
 };
 
-template <bool kWrite, class P>
-HWY_INLINE void PrefetchKey(const P& p, uint64_t h) {
-  p.template Prefetch<kWrite>(h);
-}
-
 // ---- The pipeline -------------------------------------------------------------
-// `out` is null when inserting. Works over one buffer of hashes `cur[0, len)` whose successor `next[0, nlen)`
-// is already hashed, so the look-ahead runs across the chunk boundary without a
-// bubble. The first kPrefetchDistance keys of `cur` were prefetched by the
-// previous call (or by Prime).
+// PrefetchAhead (kernels/probe-inl.h) over one buffer of hashes `cur[0, len)`
+// and its successor `next[0, nlen)`; `out` is null when inserting.
 template <bool kInsert, class P>
 HWY_INLINE size_t ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
   if constexpr (kInsert) {
@@ -86,31 +79,14 @@ template <bool kInsert, bool kPrefetch, class P>
 HWY_INLINE size_t RunChunk(const P& p, const uint64_t* HWY_RESTRICT cur, size_t len,
                            const uint64_t* HWY_RESTRICT next, size_t nlen, uint8_t* out) {
   size_t hits = 0;
-  size_t i = 0;
-  if constexpr (kPrefetch) {
-    // Two loops so that no key pays a branch on where its look-ahead lies.
-    for (; i + kPrefetchDistance < len; ++i) {
-      PrefetchKey<kInsert>(p, cur[i + kPrefetchDistance]);
-      hits += ProbeOne<kInsert>(p, cur[i], out, i);
-    }
-    for (; i < len; ++i) {
-      const size_t j = i + kPrefetchDistance - len;
-      if (j < nlen) PrefetchKey<kInsert>(p, next[j]);
-      hits += ProbeOne<kInsert>(p, cur[i], out, i);
-    }
-  } else {
-    (void)next;
-    (void)nlen;
-    for (; i < len; ++i) hits += ProbeOne<kInsert>(p, cur[i], out, i);
-  }
+  PrefetchAhead<kPrefetch ? kPrefetchDistance : 0, kInsert>(
+      p, cur, len, next, nlen, [&](size_t i, uint64_t h) { hits += ProbeOne<kInsert>(p, h, out, i); });
   return hits;
 }
 
 template <bool kInsert, bool kPrefetch, class P>
 HWY_INLINE void Prime(const P& p, const uint64_t* h, size_t n) {
-  if constexpr (kPrefetch) {
-    for (size_t i = 0; i < n && i < kPrefetchDistance; ++i) PrefetchKey<kInsert>(p, h[i]);
-  }
+  PrimeAhead<kPrefetch ? kPrefetchDistance : 0, kInsert>(p, h, n);
 }
 
 // Over precomputed hashes: one long chunk, whose successor (if the caller

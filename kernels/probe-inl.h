@@ -45,6 +45,42 @@ class BlockProbe {
   }
 };
 
+// ---- The prefetch pipeline (the filter's batches, kernels/pipeline-inl.h, and
+// the counting filter's, kernels/counting-inl.h) ---------------------------------
+// Calls body(i, cur[i]) for i in [0, len), in order, while the line(s) of the
+// hash kAhead places ahead get p.Prefetch<kWrite>: so each probe finds its line
+// in L1 without waiting. The look-ahead runs on into next[0, nlen), the
+// hashes that follow cur (or none), so a caller streaming chunks has no bubble
+// at their boundaries; the first kAhead of cur were prefetched before (by
+// PrimeAhead, or by the previous chunk's call). With kAhead = 0 nothing is
+// prefetched (filters that stay in L2, where prefetching only adds work).
+template <size_t kAhead, bool kWrite, class P>
+HWY_INLINE void PrimeAhead(const P& p, const uint64_t* HWY_RESTRICT h, size_t n) {
+  for (size_t i = 0; i < n && i < kAhead; ++i) p.template Prefetch<kWrite>(h[i]);
+}
+
+template <size_t kAhead, bool kWrite, class P, class Body>
+HWY_INLINE void PrefetchAhead(const P& p, const uint64_t* HWY_RESTRICT cur, size_t len,
+                              const uint64_t* HWY_RESTRICT next, size_t nlen, Body&& body) {
+  size_t i = 0;
+  if constexpr (kAhead > 0) {
+    // Two loops so that no key pays a branch on where its look-ahead lies.
+    for (; i + kAhead < len; ++i) {
+      p.template Prefetch<kWrite>(cur[i + kAhead]);
+      body(i, cur[i]);
+    }
+    for (; i < len; ++i) {
+      const size_t j = i + kAhead - len;
+      if (j < nlen) p.template Prefetch<kWrite>(next[j]);
+      body(i, cur[i]);
+    }
+  } else {
+    (void)next;
+    (void)nlen;
+    for (; i < len; ++i) body(i, cur[i]);
+  }
+}
+
 // True iff every bit of v is 0. x86 from SSE4 on: one PTEST, its flag read
 // directly (2 instructions); elsewhere AllTrue(v == 0) (compare, mask
 // extraction, compare: 4). The query's last step, on every key.
