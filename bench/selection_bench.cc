@@ -89,7 +89,7 @@ void BM_Index(benchmark::State& state) {
 template <Sel kSel>
 void BM_Query(benchmark::State& state) {
   const uint64_t bytes = static_cast<uint64_t>(state.range(0));
-  const uint64_t nblocks = bytes / 64;
+  const uint64_t num_blocks = bytes / 64;
   std::vector<uint32_t> filter(bytes / 4);
   // Fill to about half (10 bits/key, k = 6): set each bit with probability 1/2.
   for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<uint32_t>(Mix64(i ^ 0xabcdef));
@@ -97,7 +97,7 @@ void BM_Query(benchmark::State& state) {
   size_t hits = 0;
   for (auto _ : state) {
     for (uint64_t x : h) {
-      const uint32_t* blk = filter.data() + Block<kSel>(x, nblocks) * 16;
+      const uint32_t* blk = filter.data() + Block<kSel>(x, num_blocks) * 16;
       const uint32_t lo = InBlock<kSel>(x);
       bool all = true;
       for (uint32_t i = 0; i < 6; ++i) {

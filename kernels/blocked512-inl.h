@@ -20,7 +20,7 @@ struct Blocked512 {
   template <Access kA>
   static bool Probe(const FilterRef& f, uint64_t hash) {
     const uint32_t lo = static_cast<uint32_t>(hash);
-    uint8_t* block = f.bits + BlockIndex(hash, f.nblocks) * 64;
+    uint8_t* block = f.bits + BlockIndex(hash, f.num_blocks) * 64;
     bool all = true;
     for (uint32_t i = 0; i < f.k; ++i) {
       const uint32_t bit = (lo * kGoldenPow[i]) >> 23;  // 0..511
@@ -59,12 +59,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 class Blocked512Probe : public BlockProbe<Blocked512Probe> {
  public:
   explicit Blocked512Probe(const FilterRef& f)
-      : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks), k_(f.k) {}
+      : block0_(reinterpret_cast<uint32_t*>(f.bits)), num_blocks_(f.num_blocks), k_(f.k) {}
 
-  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * 16; }
+  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, num_blocks_) * 16; }
 
   HWY_INLINE bool Query(uint64_t h) const {
-    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * 16;
+    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * 16;
     const D d;
     const DI di;
     const size_t N = hn::Lanes(d);
@@ -82,7 +82,7 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
   }
 
   HWY_INLINE void Insert(uint64_t h) const {
-    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * 16;
+    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * 16;
     const uint32_t lo = static_cast<uint32_t>(h);
     ForEachProbe(k_, [&](int i) {
       const uint32_t bit = (lo * kGoldenPow[i]) >> 23;
@@ -94,7 +94,7 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
   using D = hn::CappedTag<uint32_t, 16>;
   using DI = hn::RebindToSigned<D>;
   uint32_t* block0_;
-  uint64_t nblocks_;
+  uint64_t num_blocks_;
   uint32_t k_;
 };
 

@@ -24,7 +24,7 @@ struct Classic {
     uint64_t g = hash;
     bool all = true;
     for (uint32_t i = 0; i < f.k; ++i, g += step) {
-      const uint64_t bit = ClassicIndex(g, f.nblocks);
+      const uint64_t bit = ClassicIndex(g, f.num_blocks);
       uint8_t* byte = f.bits + (bit >> 3);
       const uint8_t mask = static_cast<uint8_t>(1u << (bit & 7));
       const uint8_t w = LoadWord<kA, uint8_t>(byte);
@@ -55,7 +55,7 @@ namespace HWY_NAMESPACE {
 // The classic filter touches k lines per key; the pipeline prefetches them all.
 class ClassicProbe {
  public:
-  explicit ClassicProbe(const FilterRef& f) : bits_(f.bits), m_(f.nblocks), k_(f.k) {}
+  explicit ClassicProbe(const FilterRef& f) : bits_(f.bits), m_(f.num_blocks), k_(f.k) {}
 
   template <bool kWrite>
   HWY_INLINE void Prefetch(uint64_t h) const {

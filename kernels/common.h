@@ -25,9 +25,9 @@ namespace blockbloom::kernels {
 // Blocks are cache-line aligned; every layout's block divides 64 bytes.
 inline constexpr size_t kAlign = 64;
 
-// Bytes of the bit array of a filter with `nblocks` blocks (classic: m bits),
+// Bytes of the bit array of a filter with `num_blocks` blocks (classic: m bits),
 // rounded up to kAlign so that vector loads past the last block stay inside.
-constexpr uint64_t PayloadBytes(Layout l, uint64_t nblocks) { return LayoutPayloadBytes(l, nblocks); }
+constexpr uint64_t PayloadBytes(Layout l, uint64_t num_blocks) { return LayoutPayloadBytes(l, num_blocks); }
 
 // ---- How a reference probe touches a word ------------------------------------
 // Plain loads and stores, or (for filters written by concurrent threads)
@@ -61,11 +61,11 @@ inline void OrWord(uint8_t* p, T w, T mask) {
 
 // ---- Stage 2: pick the block ------------------------------------------------
 // Lemire's multiply-shift "fastrange" on the high 32 bits: no division; needs
-// nblocks <= 2^32 (kMaxBlocks). Block j receives floor(2^32 / nblocks) or one
+// num_blocks <= 2^32 (kMaxBlocks). Block j receives floor(2^32 / num_blocks) or one
 // more of the 2^32 values, so blocks are equally likely only up to that
 // rounding: the model (engine/src/model.cc) weights the two classes.
-inline uint64_t BlockIndex(uint64_t hash, uint64_t nblocks) {
-  return ((hash >> 32) * nblocks) >> 32;
+inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
+  return ((hash >> 32) * num_blocks) >> 32;
 }
 
 // ---- Stage 3 constants ------------------------------------------------------

@@ -53,10 +53,10 @@ class CountingProbe : public kernels::HWY_NAMESPACE::BlockProbe<CountingProbe> {
  public:
   using D = hn::CappedTag<uint64_t, 8>;  // up to the line's 8 words per vector
 
-  explicit CountingProbe(const CountingRef& f) : lines_(f.lines), blocks_(f.blocks), k_(f.k) {}
+  explicit CountingProbe(const CountingRef& f) : lines_(f.lines), num_blocks_(f.num_blocks), k_(f.k) {}
 
   HWY_INLINE uint64_t* Line(uint64_t h) const {
-    return reinterpret_cast<uint64_t*>(lines_ + BlockIndex(h, blocks_) * kLineBytes);
+    return reinterpret_cast<uint64_t*>(lines_ + BlockIndex(h, num_blocks_) * kLineBytes);
   }
 
   // The ones mask of the key's counters, one u64 per word of the line: k
@@ -178,7 +178,7 @@ class CountingProbe : public kernels::HWY_NAMESPACE::BlockProbe<CountingProbe> {
   }
 
   uint8_t* lines_;
-  uint64_t blocks_;
+  uint64_t num_blocks_;
   uint32_t k_;
 };
 
@@ -211,9 +211,9 @@ HWY_INLINE uint64_t Run(const CountingProbe& p, const uint64_t* HWY_RESTRICT h, 
 }
 
 template <Op kOp>
-HWY_NOINLINE uint64_t Dispatch(const CountingRef& f, const uint64_t* h, size_t n, uint8_t* out) {
+HWY_NOINLINE uint64_t RunBatch(const CountingRef& f, const uint64_t* h, size_t n, uint8_t* out) {
   const CountingProbe p(f);
-  if (f.blocks * kLineBytes >= kPrefetchMinBytes) return Run<kOp, true>(p, h, n, out);
+  if (f.num_blocks * kLineBytes >= kPrefetchMinBytes) return Run<kOp, true>(p, h, n, out);
   return Run<kOp, false>(p, h, n, out);
 }
 

@@ -22,16 +22,16 @@ namespace blockbloom::kernels::counting {
 namespace HWY_NAMESPACE {
 
 uint64_t InsertHashes(const CountingRef& f, const uint64_t* h, size_t n) {
-  return Dispatch<Op::kInsert>(f, h, n, nullptr);
+  return RunBatch<Op::kInsert>(f, h, n, nullptr);
 }
 size_t RemoveHashes(const CountingRef& f, const uint64_t* h, size_t n, uint8_t* removed) {
-  return static_cast<size_t>(Dispatch<Op::kRemove>(f, h, n, removed));
+  return static_cast<size_t>(RunBatch<Op::kRemove>(f, h, n, removed));
 }
 size_t QueryHashes(const CountingRef& f, const uint64_t* h, size_t n, uint8_t* out) {
-  return static_cast<size_t>(Dispatch<Op::kQuery>(f, h, n, out));
+  return static_cast<size_t>(RunBatch<Op::kQuery>(f, h, n, out));
 }
 void CountHashes(const CountingRef& f, const uint64_t* h, size_t n, uint8_t* out) {
-  Dispatch<Op::kCount>(f, h, n, out);
+  RunBatch<Op::kCount>(f, h, n, out);
 }
 
 const CountingOps* GetCountingOps() {

@@ -42,12 +42,12 @@ inline constexpr uint32_t kProbeShift = 25;  // 32 - log2(kCounters)
 inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
 
 // What a kernel sees of a filter.
-//   lines:   64-byte aligned, 64 * blocks bytes.
-//   blocks:  1 <= blocks <= kMaxBlocks.
+//   lines:       64-byte aligned, 64 * num_blocks bytes.
+//   num_blocks:  1 <= num_blocks <= kMaxBlocks.
 //   k:       1 <= k <= kMaxK.
 struct CountingRef {
   uint8_t* lines;
-  uint64_t blocks;
+  uint64_t num_blocks;
   uint32_t k;
 };
 

@@ -10,7 +10,7 @@
 namespace blockbloom::kernels::counting::reference {
 namespace {
 
-uint8_t* Line(const CountingRef& f, uint64_t hash) { return f.lines + BlockIndex(hash, f.blocks) * kLineBytes; }
+uint8_t* Line(const CountingRef& f, uint64_t hash) { return f.lines + BlockIndex(hash, f.num_blocks) * kLineBytes; }
 
 // chosen[c] = whether counter c is one of the key's (duplicates collapse).
 void Choose(const CountingRef& f, uint64_t hash, bool chosen[kCounters]) {

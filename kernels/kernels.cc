@@ -28,48 +28,48 @@ void HashU64(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
   HashU64Batch(keys, n, seed, out);
 }
 void InsertHashes(const FilterRef& f, const uint64_t* hashes, size_t n) {
-  Dispatch<Mode::kInsert>(f, hashes, n, nullptr, 0, false, 0, nullptr);
+  RunBatch<Mode::kInsert>(f, hashes, n, nullptr, 0, false, 0, nullptr);
 }
 size_t QueryHashes(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out) {
-  return Dispatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, out);
+  return RunBatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, out);
 }
 void InsertHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  Dispatch<Mode::kInsert>(f, hashes, n, next, nnext, false, 0, nullptr);
+  RunBatch<Mode::kInsert>(f, hashes, n, next, nnext, false, 0, nullptr);
 }
 size_t QueryHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext,
                         uint8_t* out) {
-  return Dispatch<Mode::kQuery>(f, hashes, n, next, nnext, false, 0, out);
+  return RunBatch<Mode::kQuery>(f, hashes, n, next, nnext, false, 0, out);
 }
 void InsertHashesAtomic(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  Dispatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, false, 0, nullptr);
+  RunBatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, false, 0, nullptr);
 }
 void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed) {
-  Dispatch<Mode::kInsert>(f, keys, n, nullptr, 0, true, seed, nullptr);
+  RunBatch<Mode::kInsert>(f, keys, n, nullptr, 0, true, seed, nullptr);
 }
 size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
-  return Dispatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, out);
+  return RunBatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, out);
 }
 
 // ---- One key -----------------------------------------------------------------
 // The batch's probe type for (layout, k), built per call from three words and
 // run once: what the pipeline does per key, without the pipeline.
 template <class P>
-bool QueryOne(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
-  const P p(FilterRef{const_cast<uint8_t*>(bits), nblocks, k, Layout::kBlocked512});
+bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+  const P p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
   return p.Query(hash);
 }
 template <class P>
-void InsertOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
-  const P p(FilterRef{bits, nblocks, k, Layout::kBlocked512});
+void InsertOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+  const P p(FilterRef{bits, num_blocks, k, Layout::kBlocked512});
   p.Insert(hash);
 }
 template <class P, HashKind kHash>
-bool QueryKeyOne(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOne<P>(bits, nblocks, k, HashU64With<kHash>(key, seed_const));
+bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOne<P>(bits, num_blocks, k, HashU64With<kHash>(key, seed_const));
 }
 template <class P, HashKind kHash>
-void InsertKeyOne(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertOne<P>(bits, nblocks, k, HashU64With<kHash>(key, seed_const));
+void InsertKeyOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  InsertOne<P>(bits, num_blocks, k, HashU64With<kHash>(key, seed_const));
 }
 template <class P, HashKind kHash>
 OneKeyOps OneKeyWith() {

@@ -34,37 +34,37 @@ namespace blockbloom::kernels {
 inline constexpr size_t kHashChunk = 512;
 
 // What a kernel sees of a filter.
-//   bits:    64-byte aligned, BlockBytes(layout) * nblocks bytes (classic: the
+//   bits:    64-byte aligned, BlockBytes(layout) * num_blocks bytes (classic: the
 //            m bits rounded up to 64 bytes), zero-padded past the end.
-//   nblocks: number of blocks, 1 <= nblocks <= 2^32 (blocked layouts; the
-//            block index is (hi32 * nblocks) >> 32); classic: m, the number of bits,
+//   num_blocks: number of blocks, 1 <= num_blocks <= 2^32 (blocked layouts; the
+//            block index is (hi32 * num_blocks) >> 32); classic: m, the number of bits,
 //            1 <= m <= 2^40 (the probe index is (x * m) >> 64 on 64-bit x);
 //            Traits(layout).max_blocks either way.
-//            nblocks = 0 is the empty filter of a moved-from object: every
+//            num_blocks = 0 is the empty filter of a moved-from object: every
 //            index is then 0, `bits` points at one zero line, queries answer
 //            false and nothing may insert.
 //   k:       bits per key, LayoutAcceptsK(layout, k).
 struct FilterRef {
   uint8_t* bits;
-  uint64_t nblocks;
+  uint64_t num_blocks;
   uint32_t k;
   Layout layout;
 };
 
 // One key at a time, no dispatch per call: the probe of one layout at one k on
 // one target, chosen once (FilterView keeps the pair from its construction)
-// and called through a plain function pointer. `bits`, `nblocks`, `k` as in
-// FilterRef (nblocks = 0: the empty filter, `bits` one zero line, queries
+// and called through a plain function pointer. `bits`, `num_blocks`, `k` as in
+// FilterRef (num_blocks = 0: the empty filter, `bits` one zero line, queries
 // answer false, insert must not be called). Branch-free for the blocked
 // layouts: no loop or switch over k (k is a template parameter of the probe
 // where the layout allows several), so independent lookups overlap their misses.
-using QueryOneFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
-using InsertOneFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash);
+using QueryOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash);
+using InsertOneFn = void (*)(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash);
 // The same fused with stage 1 for a uint64 key: hash = HashU64WithConstant(key,
 // kind, seed_const), seed_const = KeyHashConstant(kind, seed) (kernels/common.h),
 // so a lookup is one call from the caller's loop.
-using QueryKeyFn = bool (*)(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
-using InsertKeyFn = void (*)(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key);
+using QueryKeyFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key);
+using InsertKeyFn = void (*)(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key);
 struct OneKeyOps {
   QueryOneFn query;
   InsertOneFn insert;

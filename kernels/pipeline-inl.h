@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The batch pipeline (per target): hash ahead, prefetch a fixed distance
 // ahead, then probe, for any layout's probe (kernels/<layout>-inl.h, listed in
-// kernels/layouts-inl.h). Dispatch picks the probe type once per batch.
+// kernels/layouts-inl.h). RunBatch picks the probe type once per batch.
 #if defined(BLOCKBLOOM_KERNELS_PIPELINE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef BLOCKBLOOM_KERNELS_PIPELINE_INL_H_
 #undef BLOCKBLOOM_KERNELS_PIPELINE_INL_H_
@@ -129,10 +129,10 @@ enum class Mode { kQuery, kInsert, kInsertAtomic };
 // here with `seed`) if `keys`, else hashes; next[0, nnext) are hashes to
 // prefetch after them.
 template <Mode kMode>
-HWY_NOINLINE size_t Dispatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
+HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
                              bool keys, uint64_t seed, uint8_t* out) {
   constexpr bool kInsert = kMode != Mode::kQuery;
-  const bool prefetch = PayloadBytes(f.layout, f.nblocks) >= kPrefetchMinBytes;
+  const bool prefetch = PayloadBytes(f.layout, f.num_blocks) >= kPrefetchMinBytes;
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;

@@ -73,24 +73,24 @@ void InsertAtomicBatch(const FilterRef& f, const uint64_t* hashes, size_t n, con
 }  // namespace
 
 namespace {
-bool QueryOneRef(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash, Layout layout) {
-  return QueryHash(FilterRef{const_cast<uint8_t*>(bits), nblocks, k, layout}, hash);
+bool QueryOneRef(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash, Layout layout) {
+  return QueryHash(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, layout}, hash);
 }
 template <Layout kL>
-bool QueryOneAt(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
-  return QueryOneRef(bits, nblocks, k, hash, kL);
+bool QueryOneAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+  return QueryOneRef(bits, num_blocks, k, hash, kL);
 }
 template <Layout kL>
-void InsertOneAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t hash) {
-  InsertHash(FilterRef{bits, nblocks, k, kL}, hash);
+void InsertOneAt(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+  InsertHash(FilterRef{bits, num_blocks, k, kL}, hash);
 }
 template <Layout kL, HashKind kHash>
-bool QueryKeyAt(const uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOneRef(bits, nblocks, k, HashU64With<kHash>(key, seed_const), kL);
+bool QueryKeyAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOneRef(bits, num_blocks, k, HashU64With<kHash>(key, seed_const), kL);
 }
 template <Layout kL, HashKind kHash>
-void InsertKeyAt(uint8_t* bits, uint64_t nblocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertHash(FilterRef{bits, nblocks, k, kL}, HashU64With<kHash>(key, seed_const));
+void InsertKeyAt(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  InsertHash(FilterRef{bits, num_blocks, k, kL}, HashU64With<kHash>(key, seed_const));
 }
 template <Layout kL>
 OneKeyOps OneKeyAt(HashKind hash) {

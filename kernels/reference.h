@@ -15,7 +15,7 @@ namespace blockbloom::kernels::reference {
 // XXH3_64bits_withSeed(&key, 8, seed) for the key's little-endian bytes.
 uint64_t HashU64(uint64_t key, uint64_t seed);
 
-// f must satisfy the FilterRef contract (kernels.h); InsertHash* need nblocks >= 1.
+// f must satisfy the FilterRef contract (kernels.h); InsertHash* need num_blocks >= 1.
 void InsertHash(const FilterRef& f, uint64_t hash);
 bool QueryHash(const FilterRef& f, uint64_t hash);
 // InsertHash with an atomic fetch_or on every word it touches, and QueryHash

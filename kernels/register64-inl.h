@@ -18,7 +18,7 @@ struct Register64 {
   template <Access kA>
   static bool Probe(const FilterRef& f, uint64_t hash) {
     const uint32_t lo = static_cast<uint32_t>(hash);
-    uint8_t* word = f.bits + BlockIndex(hash, f.nblocks) * 8;
+    uint8_t* word = f.bits + BlockIndex(hash, f.num_blocks) * 8;
     uint64_t mask = 0;
     for (uint32_t i = 0; i < f.k; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
     const uint64_t w = LoadWord<kA, uint64_t>(word);
@@ -57,9 +57,9 @@ alignas(64) inline constexpr uint64_t kActive64[16] = {~0ull, ~0ull, ~0ull, ~0ul
 template <uint32_t kK>
 class Register64Probe : public BlockProbe<Register64Probe<kK>> {
  public:
-  explicit Register64Probe(const FilterRef& f) : word0_(reinterpret_cast<uint64_t*>(f.bits)), nblocks_(f.nblocks) {}
+  explicit Register64Probe(const FilterRef& f) : word0_(reinterpret_cast<uint64_t*>(f.bits)), num_blocks_(f.num_blocks) {}
 
-  const void* Block(uint64_t h) const { return word0_ + BlockIndex(h, nblocks_); }
+  const void* Block(uint64_t h) const { return word0_ + BlockIndex(h, num_blocks_); }
 
   static HWY_INLINE uint64_t Mask(uint64_t h) {
     const uint32_t lo = static_cast<uint32_t>(h);
@@ -82,12 +82,12 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
                                    hn::LoadU(d64, kActive64 + 8 - kK));
       const auto hi_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
                                    hn::LoadU(d64, kActive64 + 12 - kK));
-      const auto w = hn::Set(d64, word0_[BlockIndex(h, nblocks_)]);
+      const auto w = hn::Set(d64, word0_[BlockIndex(h, num_blocks_)]);
       return AllSetIn(d64, w, hn::Or(lo_bits, hi_bits));
     }
 #endif
     const uint64_t mask = Mask(h);
-    return (word0_[BlockIndex(h, nblocks_)] & mask) == mask;
+    return (word0_[BlockIndex(h, num_blocks_)] & mask) == mask;
   }
   HWY_INLINE void Insert(uint64_t h) const {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -104,16 +104,16 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
                                hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
                                        hn::LoadU(d64, kActive64 + 12 - kK)));
       const auto two = hn::Or(hn::LowerHalf(d64h, bits), hn::UpperHalf(d64h, bits));
-      word0_[BlockIndex(h, nblocks_)] |= hn::GetLane(two) | hn::ExtractLane(two, 1);
+      word0_[BlockIndex(h, num_blocks_)] |= hn::GetLane(two) | hn::ExtractLane(two, 1);
       return;
     }
 #endif
-    word0_[BlockIndex(h, nblocks_)] |= Mask(h);
+    word0_[BlockIndex(h, num_blocks_)] |= Mask(h);
   }
 
  private:
   uint64_t* word0_;
-  uint64_t nblocks_;
+  uint64_t num_blocks_;
 };
 
 struct Register64 {

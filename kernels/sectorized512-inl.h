@@ -27,7 +27,7 @@ struct Sector {
     const uint32_t lo = static_cast<uint32_t>(hash);
     const uint32_t per_zone = kWords / zones;
     const uint32_t sel_bits = static_cast<uint32_t>(__builtin_ctz(per_zone));
-    uint8_t* block = f.bits + BlockIndex(hash, f.nblocks) * kWords * 4;
+    uint8_t* block = f.bits + BlockIndex(hash, f.num_blocks) * kWords * 4;
     bool all = true;
     for (uint32_t z = 0; z < zones; ++z) {
       const uint32_t x = lo * kSalt[z];
@@ -109,12 +109,12 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
 
  public:
   // Nothing but two words to copy: the single-key path builds one per call.
-  explicit SectorProbe(const FilterRef& f) : block0_(reinterpret_cast<uint32_t*>(f.bits)), nblocks_(f.nblocks) {}
+  explicit SectorProbe(const FilterRef& f) : block0_(reinterpret_cast<uint32_t*>(f.bits)), num_blocks_(f.num_blocks) {}
 
-  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, nblocks_) * kWords; }
+  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, num_blocks_) * kWords; }
 
   HWY_INLINE bool Query(uint64_t h) const {
-    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
+    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * kWords;
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
       const PairD d64;
@@ -137,7 +137,7 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
   }
 
   HWY_INLINE void Insert(uint64_t h) const {
-    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, nblocks_) * kWords;
+    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * kWords;
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
       const PairD d64;
@@ -197,7 +197,7 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
   static constexpr const SectorLanes<kWords>& kLanes = kSectorLanes<kWords, kPerZone>;
 
   uint32_t* block0_;
-  uint64_t nblocks_;
+  uint64_t num_blocks_;
 };
 
 // k is the number of zones: one probe type per k, chosen once per batch.

@@ -69,19 +69,19 @@ HWY_INLINE auto VisitLayout(const FilterRef& f, Fn&& fn) {
 #undef BLOCKBLOOM_STATIC_CASE
 }
 
-// One key of layout kL at k = kK. nblocks = 0 is the empty filter (one zero
+// One key of layout kL at k = kK. num_blocks = 0 is the empty filter (one zero
 // line): queries answer false; inserts must not be called.
 template <Layout kL, uint32_t kK>
-HWY_INLINE bool StaticQuery(const uint8_t* bits, uint64_t nblocks, uint64_t hash) {
-  const FilterRef f{const_cast<uint8_t*>(bits), nblocks, kK, kL};
+HWY_INLINE bool StaticQuery(const uint8_t* bits, uint64_t num_blocks, uint64_t hash) {
+  const FilterRef f{const_cast<uint8_t*>(bits), num_blocks, kK, kL};
   return VisitLayout<kL>(f, [&](auto tag) HWY_ATTR {
     using P = typename decltype(tag)::type;
     return P(f).Query(hash);
   });
 }
 template <Layout kL, uint32_t kK>
-HWY_INLINE void StaticInsert(uint8_t* bits, uint64_t nblocks, uint64_t hash) {
-  const FilterRef f{bits, nblocks, kK, kL};
+HWY_INLINE void StaticInsert(uint8_t* bits, uint64_t num_blocks, uint64_t hash) {
+  const FilterRef f{bits, num_blocks, kK, kL};
   VisitLayout<kL>(f, [&](auto tag) HWY_ATTR {
     using P = typename decltype(tag)::type;
     P(f).Insert(hash);

@@ -34,20 +34,20 @@ std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
   return v;
 }
 
-// A zeroed 64-byte aligned payload for `nblocks` blocks.
+// A zeroed 64-byte aligned payload for `num_blocks` blocks.
 struct Payload {
   Layout layout;
-  uint64_t nblocks;
+  uint64_t num_blocks;
   uint32_t k;
   std::vector<uint8_t, std::allocator<uint8_t>> storage;
   uint8_t* bits;
 
-  Payload(Layout l, uint64_t nb, uint32_t kk) : layout(l), nblocks(nb), k(kk) {
+  Payload(Layout l, uint64_t nb, uint32_t kk) : layout(l), num_blocks(nb), k(kk) {
     storage.assign(kernels::PayloadBytes(l, nb) + 64, 0);
     bits = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
   }
-  FilterRef Ref() { return {bits, nblocks, k, layout}; }
-  size_t Bytes() const { return kernels::PayloadBytes(layout, nblocks); }
+  FilterRef Ref() { return {bits, num_blocks, k, layout}; }
+  size_t Bytes() const { return kernels::PayloadBytes(layout, num_blocks); }
 };
 
 std::vector<uint32_t> Ks(Layout l) {
@@ -107,11 +107,11 @@ TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
   const auto probes = RandomKeys(4099 + 8, 4);
   for (Layout l : kAllLayouts) {
     // Small enough that batches collide in blocks, large enough for many blocks.
-    const uint64_t nblocks = l == Layout::kClassic ? 20011 : 313;
+    const uint64_t num_blocks = l == Layout::kClassic ? 20011 : 313;
     for (uint32_t k : Ks(l)) {
       for (size_t n : {size_t{0}, size_t{1}, size_t{9}, size_t{17}, size_t{513}, size_t{4099}}) {
         for (size_t offset : {0, 1}) {
-          Payload ref(l, nblocks, k), got(l, nblocks, k);
+          Payload ref(l, num_blocks, k), got(l, num_blocks, k);
           const uint64_t* h = hashes.data() + offset;
           for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), h[i]);
           ops().insert_hashes(got.Ref(), h, n);
@@ -170,8 +170,8 @@ TEST_P(Kernels, AheadAndAtomicEntryPointsMatchReference) {
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     for (uint64_t bits : {uint64_t{1} << 14, (uint64_t{1} << 23) + 13}) {
-      const uint64_t nblocks = l == Layout::kClassic ? bits : bits / LayoutBlockBits(l);
-      Payload ref(l, nblocks, k), ahead(l, nblocks, k), atomic(l, nblocks, k);
+      const uint64_t num_blocks = l == Layout::kClassic ? bits : bits / LayoutBlockBits(l);
+      Payload ref(l, num_blocks, k), ahead(l, num_blocks, k), atomic(l, num_blocks, k);
       for (uint64_t h : hashes) kernels::reference::InsertHash(ref.Ref(), h);
       // Three chunks, each told about its successor.
       const size_t c1 = 1000, c2 = 2100;
@@ -203,9 +203,9 @@ TEST_P(Kernels, PrefetchingPathMatchesReference) {
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     // >= 1 MiB payload: above the prefetch threshold.
-    const uint64_t nblocks = l == Layout::kClassic ? (uint64_t{1} << 23) + 13
+    const uint64_t num_blocks = l == Layout::kClassic ? (uint64_t{1} << 23) + 13
                                                      : ((uint64_t{1} << 23) + 13) / LayoutBlockBits(l);
-    Payload ref(l, nblocks, k), got(l, nblocks, k);
+    Payload ref(l, num_blocks, k), got(l, num_blocks, k);
     for (uint64_t key : keys) kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(key, 3));
     ops().insert_keys(got.Ref(), keys.data(), keys.size(), 3);
     ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l);
@@ -221,32 +221,32 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
   const auto hashes = RandomKeys(3000, 11);
   const auto probes = RandomKeys(3000, 12);
   for (Layout l : kAllLayouts) {
-    const uint64_t nblocks = l == Layout::kClassic ? 20011 : 313;
+    const uint64_t num_blocks = l == Layout::kClassic ? 20011 : 313;
     for (uint32_t k : Ks(l)) {
       for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
         const kernels::OneKeyOps one = ops().one_key(l, k, kind);
-        Payload ref(l, nblocks, k), got(l, nblocks, k);
+        Payload ref(l, num_blocks, k), got(l, num_blocks, k);
         for (uint64_t h : hashes) {
           kernels::reference::InsertHash(ref.Ref(), h);
-          one.insert(got.bits, nblocks, k, h);
+          one.insert(got.bits, num_blocks, k, h);
         }
         ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << LayoutName(l) << " k=" << k;
-        for (uint64_t h : hashes) ASSERT_TRUE(one.query(got.bits, nblocks, k, h)) << LayoutName(l) << " k=" << k;
+        for (uint64_t h : hashes) ASSERT_TRUE(one.query(got.bits, num_blocks, k, h)) << LayoutName(l) << " k=" << k;
         for (uint64_t h : probes)
-          ASSERT_EQ(one.query(got.bits, nblocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))
+          ASSERT_EQ(one.query(got.bits, num_blocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))
               << LayoutName(l) << " k=" << k;
         // Fused with the key's hash: as hashing with the public HashU64, then probing.
         for (uint64_t seed : {uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
           const uint64_t c = kernels::KeyHashConstant(kind, seed);
           for (size_t i = 0; i < 300; ++i) {
             const uint64_t key = probes[i] ^ (i & 1 ? hashes[i] : 0);
-            ASSERT_EQ(one.query_key(got.bits, nblocks, k, c, key),
+            ASSERT_EQ(one.query_key(got.bits, num_blocks, k, c, key),
                       kernels::reference::QueryHash(ref.Ref(), HashU64(key, kind, seed)));
           }
-          Payload ref2(l, nblocks, k), got2(l, nblocks, k);
+          Payload ref2(l, num_blocks, k), got2(l, num_blocks, k);
           for (size_t i = 0; i < 300; ++i) {
             kernels::reference::InsertHash(ref2.Ref(), HashU64(probes[i], kind, seed));
-            one.insert_key(got2.bits, nblocks, k, c, probes[i]);
+            one.insert_key(got2.bits, num_blocks, k, c, probes[i]);
           }
           ASSERT_EQ(0, std::memcmp(ref2.bits, got2.bits, ref2.Bytes()))
               << LayoutName(l) << " k=" << k << " " << HashName(kind);

@@ -32,7 +32,7 @@ struct Payload {
     ref = {p, blocks, k, l};
   }
   std::vector<uint8_t> Bytes() const {
-    return std::vector<uint8_t>(ref.bits, ref.bits + LayoutPayloadBytes(ref.layout, ref.nblocks));
+    return std::vector<uint8_t>(ref.bits, ref.bits + LayoutPayloadBytes(ref.layout, ref.num_blocks));
   }
   uint64_t PopCount() const {
     uint64_t c = 0;

@@ -253,13 +253,13 @@ TEST(MayContainMany, RefusesShortOutputs) {
                 "out.size() = 129 is too small: expected at least keys.size() x filters.size() = 130");
   std::vector<uint64_t> bits(3);
   ExpectInvalid([&] { MayContainManyBitmap(fs, keys, bits); },
-                "bits.size() = 3 is too small: expected at least ceil(keys.size() / 64) x filters.size() = 4");
+                "bitmap.size() = 3 is too small: expected at least ceil(keys.size() / 64) x filters.size() = 4");
   std::vector<uint32_t> sel(130);
   std::vector<size_t> counts(1);
   ExpectInvalid([&] { MayContainManySelect(fs, keys, sel, counts); },
                 "counts.size() = 1 is too small: expected at least filters.size() = 2");
   std::vector<uint64_t> hbits(1);
-  ExpectInvalid([&] { a.MayContainHashBatchBitmap(keys, hbits); }, "bits.size() = 1 is too small");
+  ExpectInvalid([&] { a.MayContainHashBatchBitmap(keys, hbits); }, "bitmap.size() = 1 is too small");
   std::vector<uint32_t> hsel(64);
   ExpectInvalid([&] { a.MayContainHashBatchSelect(keys, hsel); }, "out.size() = 64 is too small");
   // No filters: nothing to do.

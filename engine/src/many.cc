@@ -136,13 +136,13 @@ size_t Matrix(FilterPtrs filters, size_t n, Groups&& groups, std::span<uint8_t> 
 }
 
 template <typename Groups>
-size_t Bitmaps(FilterPtrs filters, size_t n, Groups&& groups, std::span<uint64_t> bits) {
+size_t Bitmaps(FilterPtrs filters, size_t n, Groups&& groups, std::span<uint64_t> bitmap) {
   HashSource(filters);
   const size_t words = (n + 63) / 64;
-  CheckSize("bits.size()", bits.size(), Product(words, filters.size(), "words x filters.size()"),
+  CheckSize("bitmap.size()", bitmap.size(), Product(words, filters.size(), "words x filters.size()"),
             "ceil(keys.size() / 64) x filters.size()");
   return Probe(filters, groups, [&](size_t j, const uint8_t* buf, size_t start, size_t len) {
-    detail::PackBits(buf, len, bits.data() + j * words + start / 64);
+    detail::PackBits(buf, len, bitmap.data() + j * words + start / 64);
   });
 }
 
@@ -174,14 +174,14 @@ size_t MayContainHashMany(FilterPtrs filters, std::span<const uint64_t> hashes, 
   return Matrix(filters, hashes.size(), HashGroups(filters, hashes), out);
 }
 
-size_t MayContainManyBitmap(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint64_t> bits) {
-  return Bitmaps(filters, keys.size(), KeyGroups(filters, keys), bits);
+size_t MayContainManyBitmap(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint64_t> bitmap) {
+  return Bitmaps(filters, keys.size(), KeyGroups(filters, keys), bitmap);
 }
-size_t MayContainManyBitmap(FilterPtrs filters, std::span<const std::string_view> keys, std::span<uint64_t> bits) {
-  return Bitmaps(filters, keys.size(), KeyGroups(filters, keys), bits);
+size_t MayContainManyBitmap(FilterPtrs filters, std::span<const std::string_view> keys, std::span<uint64_t> bitmap) {
+  return Bitmaps(filters, keys.size(), KeyGroups(filters, keys), bitmap);
 }
-size_t MayContainHashManyBitmap(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint64_t> bits) {
-  return Bitmaps(filters, hashes.size(), HashGroups(filters, hashes), bits);
+size_t MayContainHashManyBitmap(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint64_t> bitmap) {
+  return Bitmaps(filters, hashes.size(), HashGroups(filters, hashes), bitmap);
 }
 
 size_t MayContainManySelect(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint32_t> sel,

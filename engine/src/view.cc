@@ -117,13 +117,13 @@ size_t ForEachPiece(std::span<const Key> keys, Query&& query, Fn&& fn) {
 }
 
 template <typename Key, typename Query>
-size_t Bitmap(std::span<const Key> keys, std::span<uint64_t> bits, Query&& query) {
+size_t Bitmap(std::span<const Key> keys, std::span<uint64_t> bitmap, Query&& query) {
   const size_t words = (keys.size() + 63) / 64;
-  if (bits.size() < words)
-    detail::Invalid("bits.size() = " + std::to_string(bits.size()) +
+  if (bitmap.size() < words)
+    detail::Invalid("bitmap.size() = " + std::to_string(bitmap.size()) +
                     " is too small: expected at least ceil(keys.size() / 64) = " + std::to_string(words));
   return ForEachPiece(keys, query, [&](const uint8_t* buf, size_t start, size_t len) {
-    detail::PackBits(buf, len, bits.data() + start / 64);
+    detail::PackBits(buf, len, bitmap.data() + start / 64);
   });
 }
 
@@ -159,11 +159,11 @@ struct HashQuery {
 };
 }  // namespace
 
-size_t FilterView::MayContainBatchBitmap(std::span<const uint64_t> keys, std::span<uint64_t> bits) const {
-  return Bitmap(keys, bits, KeyQuery{*this});
+size_t FilterView::MayContainBatchBitmap(std::span<const uint64_t> keys, std::span<uint64_t> bitmap) const {
+  return Bitmap(keys, bitmap, KeyQuery{*this});
 }
-size_t FilterView::MayContainBatchBitmap(std::span<const std::string_view> keys, std::span<uint64_t> bits) const {
-  return Bitmap(keys, bits, KeyQuery{*this});
+size_t FilterView::MayContainBatchBitmap(std::span<const std::string_view> keys, std::span<uint64_t> bitmap) const {
+  return Bitmap(keys, bitmap, KeyQuery{*this});
 }
 size_t FilterView::MayContainBatchSelect(std::span<const uint64_t> keys, std::span<uint32_t> sel) const {
   return Select(keys, sel, KeyQuery{*this});
@@ -173,8 +173,8 @@ size_t FilterView::MayContainBatchSelect(std::span<const std::string_view> keys,
 }
 
 // ---- Bitmap and selection vector from precomputed hashes ------------------------------
-size_t FilterView::MayContainHashBatchBitmap(std::span<const uint64_t> hashes, std::span<uint64_t> bits) const {
-  return Bitmap(hashes, bits, HashQuery{*this});
+size_t FilterView::MayContainHashBatchBitmap(std::span<const uint64_t> hashes, std::span<uint64_t> bitmap) const {
+  return Bitmap(hashes, bitmap, HashQuery{*this});
 }
 size_t FilterView::MayContainHashBatchSelect(std::span<const uint64_t> hashes, std::span<uint32_t> sel) const {
   return Select(hashes, sel, HashQuery{*this});

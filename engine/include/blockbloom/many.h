@@ -52,14 +52,14 @@ size_t MayContainMany(FilterPtrs filters, std::span<const std::string_view> keys
 size_t MayContainHashMany(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint8_t> out);
 
 // ---- A bitmap per filter ------------------------------------------------------------
-// With W = ceil(keys.size() / 64) words per filter, row j = bits[j * W, (j + 1) * W)
+// With W = ceil(keys.size() / 64) words per filter, row j = bitmap[j * W, (j + 1) * W)
 // is filter j's bitmap, exactly as FilterView::MayContainBatchBitmap writes it:
 // bit i % 64 of word i / 64 (LSB-first) is 1 if filters[j] may contain keys[i];
-// the unused high bits of a row's last word are 0. bits must hold
+// the unused high bits of a row's last word are 0. bitmap must hold
 // filters.size() * W words. Returns the count of 1s.
-size_t MayContainManyBitmap(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint64_t> bits);
-size_t MayContainManyBitmap(FilterPtrs filters, std::span<const std::string_view> keys, std::span<uint64_t> bits);
-size_t MayContainHashManyBitmap(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint64_t> bits);
+size_t MayContainManyBitmap(FilterPtrs filters, std::span<const uint64_t> keys, std::span<uint64_t> bitmap);
+size_t MayContainManyBitmap(FilterPtrs filters, std::span<const std::string_view> keys, std::span<uint64_t> bitmap);
+size_t MayContainHashManyBitmap(FilterPtrs filters, std::span<const uint64_t> hashes, std::span<uint64_t> bitmap);
 
 // ---- A selection vector per filter ----------------------------------------------------
 // With n = keys.size(): row j = sel[j * n, (j + 1) * n); its first counts[j]

@@ -73,7 +73,7 @@ class TypedView {
 
  public:
   explicit TypedView(const FilterView& f)
-      : view_(f), bits_(f.data()), nblocks_(f.num_blocks()), seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
+      : view_(f), bits_(f.data()), num_blocks_(f.num_blocks()), seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
     if (!f.empty() && !detail::SameType(f, kLayout, kK, kHash))
       detail::ThrowTypeMismatch("TypedView", kLayout, kK, kHash, f);
   }
@@ -85,7 +85,7 @@ class TypedView {
   // A hash computed as the filter's hash kind does (blockbloom/hash.h).
   bool MayContainHash(uint64_t hash) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, nblocks_, hash);
+      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, num_blocks_, hash);
     } else {
       return view_.MayContainHash(hash);
     }
@@ -95,7 +95,7 @@ class TypedView {
  private:
   FilterView view_;
   const uint8_t* bits_;
-  uint64_t nblocks_;
+  uint64_t num_blocks_;
   uint64_t seed_const_;  // kernels/common.h KeyHashConstant
 };
 
@@ -107,7 +107,7 @@ class TypedInserter {
   explicit TypedInserter(Filter& f)
       : filter_(&f),
         bits_(detail::TypedAccess::MutableBits(f)),
-        nblocks_(f.num_blocks()),
+        num_blocks_(f.num_blocks()),
         seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
     if (f.empty())
       throw std::logic_error("blockbloom: TypedInserter: the filter is empty (default-constructed or moved from) "
@@ -119,7 +119,7 @@ class TypedInserter {
   void Insert(std::string_view key) { InsertHash(HashBytes(key, kHash, filter_->seed())); }
   void InsertHash(uint64_t hash) {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(bits_, nblocks_, hash);
+      kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(bits_, num_blocks_, hash);
       detail::TypedAccess::CountOne(*filter_);
     } else {
       filter_->InsertHash(hash);
@@ -129,7 +129,7 @@ class TypedInserter {
   bool MayContain(std::string_view key) const { return MayContainHash(HashBytes(key, kHash, filter_->seed())); }
   bool MayContainHash(uint64_t hash) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, nblocks_, hash);
+      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, num_blocks_, hash);
     } else {
       return filter_->MayContainHash(hash);
     }
@@ -139,7 +139,7 @@ class TypedInserter {
  private:
   Filter* filter_;
   uint8_t* bits_;
-  uint64_t nblocks_;
+  uint64_t num_blocks_;
   uint64_t seed_const_;
 };
 

@@ -99,11 +99,11 @@ class FilterView {
   size_t MayContainHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const;
 
   // ---- Batches in the forms query engines pass between operators ---------------
-  // Bitmap: bit i % 64 of bits[i / 64] is 1 if keys[i] may be present, else 0;
+  // Bitmap: bit i % 64 of bitmap[i / 64] is 1 if keys[i] may be present, else 0;
   // the unused high bits of the last word are 0. Returns the count of 1s.
-  // Throws std::invalid_argument, writing nothing, if bits.size() < ceil(keys.size() / 64).
-  size_t MayContainBatchBitmap(std::span<const uint64_t> keys, std::span<uint64_t> bits) const;
-  size_t MayContainBatchBitmap(std::span<const std::string_view> keys, std::span<uint64_t> bits) const;
+  // Throws std::invalid_argument, writing nothing, if bitmap.size() < ceil(keys.size() / 64).
+  size_t MayContainBatchBitmap(std::span<const uint64_t> keys, std::span<uint64_t> bitmap) const;
+  size_t MayContainBatchBitmap(std::span<const std::string_view> keys, std::span<uint64_t> bitmap) const;
   // Selection vector: sel[0, r) = the indices of the keys that may be present,
   // ascending, r returned (DuckDB's SelectionVector, Velox's SelectivityVector
   // as indices). sel[r, keys.size()) may be overwritten. Throws
@@ -114,9 +114,9 @@ class FilterView {
   // The same two forms from precomputed hashes (HashU64 / HashBytes with this
   // filter's hash kind and seed, or the engine's own hash of the key), for
   // engines that hash once for a hash table and a filter: the bitmap's bit i
-  // (bit i % 64 of bits[i / 64], LSB-first) and the selection's indices answer
+  // (bit i % 64 of bitmap[i / 64], LSB-first) and the selection's indices answer
   // exactly as MayContainHash(hashes[i]). Same sizes and errors as above.
-  size_t MayContainHashBatchBitmap(std::span<const uint64_t> hashes, std::span<uint64_t> bits) const;
+  size_t MayContainHashBatchBitmap(std::span<const uint64_t> hashes, std::span<uint64_t> bitmap) const;
   size_t MayContainHashBatchSelect(std::span<const uint64_t> hashes, std::span<uint32_t> sel) const;
 
   // ---- Beside concurrent InsertAtomic* writers ---------------------------------
