@@ -8,6 +8,7 @@
 #include <string>
 
 #include "blockbloom/layout.h"
+#include "engine/src/errors.h"
 
 namespace blockbloom {
 namespace {
@@ -66,8 +67,7 @@ void ExactSet::Grow() {
 
 bool ExactSet::Insert(std::string_view key) {
   if (key.size() > UINT32_MAX)
-    throw std::invalid_argument("blockbloom: exact set key of " + std::to_string(key.size()) +
-                                " bytes is too long: expected at most 4294967295");
+    detail::Invalid("exact set key of " + std::to_string(key.size()) + " bytes is too long: expected at most 4294967295");
   const uint64_t hash = TableHash(key);
   size_t i = Find(key, hash);
   if (slots_[i].offset_plus_one != 0) return false;

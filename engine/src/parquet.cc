@@ -6,6 +6,7 @@
 #include <string>
 
 #include "blockbloom/format.h"
+#include "engine/src/errors.h"
 #include "engine/src/filter_access.h"
 
 namespace blockbloom {
@@ -206,8 +207,8 @@ ParquetHeader ParseParquetHeader(std::span<const uint8_t> bytes, std::string_vie
 
 std::vector<uint8_t> ParquetHeaderBytes(uint32_t num_bytes) {
   if (num_bytes == 0 || num_bytes > 0x7fffffffU || num_bytes % kParquetBlockBytes != 0)
-    throw std::invalid_argument("blockbloom: numBytes = " + std::to_string(num_bytes) +
-                                " cannot be written: expected a positive multiple of 32 below 2^31");
+    detail::Invalid("numBytes = " + std::to_string(num_bytes) +
+                    " cannot be written: expected a positive multiple of 32 below 2^31");
   // Field 1 (delta 1), type i32; the value is zigzag(n) = 2n for n >= 0, as a varint.
   std::vector<uint8_t> h = {static_cast<uint8_t>(0x10 | kI32)};
   for (uint64_t v = uint64_t{num_bytes} << 1;; v >>= 7) {
