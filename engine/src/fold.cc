@@ -64,23 +64,18 @@ double EstimateDistinctKeys(Layout layout, uint64_t num_blocks, uint32_t k, uint
   const double x = static_cast<double>(popcount);
   if (x >= m) return std::numeric_limits<double>::infinity();
   const double log_empty = std::log1p(-x / m);  // ln(1 - X/m), accurate for small fills
-  switch (layout) {
-    case Layout::kClassic:
-      return -(m / k) * log_empty;  // Swamidass & Baldi
-    case Layout::kBlocked512:
-    case Layout::kRegister64: {
-      const double bb = LayoutBlockBits(layout);
-      // 1 - (1 - 1/B)^k = -expm1(k ln(1 - 1/B)): the chance a key's k probes hit a given bit of its block.
-      const double q = -std::expm1(k * std::log1p(-1.0 / bb)) / b;
-      return log_empty / std::log1p(-q);
-    }
-    case Layout::kSplit256:
-    case Layout::kSectorized512: {
-      const double zone_bits = layout == Layout::kSplit256 ? 32.0 : 512.0 / k;
-      return log_empty / std::log1p(-1.0 / (b * zone_bits));
-    }
+  if (layout == Layout::kClassic) return -(m / k) * log_empty;  // Swamidass & Baldi
+  // q, the chance one key sets a given bit: the key's block is the bit's with
+  // probability 1/b; there (the layout's ProbeSpread, layout.h) k probes
+  // anywhere in B bits set it with probability 1 - (1 - 1/B)^k, and one probe
+  // in each of k zones of B/k bits (the bit's zone is always one of them) with k/B.
+  const double block_bits = LayoutBlockBits(layout);
+  double q = 0.0;
+  switch (Traits(layout).spread) {  // no default: a new ProbeSpread fails the build here (-Wswitch)
+    case ProbeSpread::kAnywhere: q = -std::expm1(k * std::log1p(-1.0 / block_bits)) / b; break;
+    case ProbeSpread::kOnePerZone: q = k / (b * block_bits); break;
   }
-  return 0;
+  return log_empty / std::log1p(-q);
 }
 
 }  // namespace blockbloom

@@ -48,34 +48,30 @@ double ZonedBlockFpr(uint32_t zones, uint32_t zone_bits, uint64_t i) {
 }
 
 // f_block(i) of one (layout, k), hash-width term included: the per-block rate
-// the mixture below averages over block loads.
+// the mixture below averages over block loads. The layout's ProbeSpread
+// (layout.h) says which: k probes anywhere in the block's bits, or one bit in
+// each of k zones of block_bits / k bits.
 class BlockModel {
  public:
   BlockModel(Layout layout, uint32_t k)
-      : layout_(layout), k_(k),
-        anywhere_(k, layout == Layout::kRegister64 ? kRegisterBits : kLineBits) {}
+      : spread_(Traits(layout).spread), k_(k), zone_bits_(Traits(layout).block_bits / k),
+        anywhere_(k, Traits(layout).block_bits) {}
 
   double operator()(uint64_t i) const {
     double f = 0.0;
-    switch (layout_) {
-      case Layout::kBlocked512:
-      case Layout::kRegister64: f = anywhere_(i); break;
-      case Layout::kSplit256: f = ZonedBlockFpr(kSplitZones, kSplitZoneBits, i); break;
-      case Layout::kSectorized512: f = ZonedBlockFpr(k_, kLineBits / k_, i); break;
-      case Layout::kClassic: break;
+    switch (spread_) {  // no default: a new ProbeSpread fails the build here (-Wswitch)
+      case ProbeSpread::kAnywhere: f = anywhere_(i); break;
+      case ProbeSpread::kOnePerZone: f = ZonedBlockFpr(k_, zone_bits_, i); break;
     }
     // Hash width: the probe words' collisions (detail::WithProbeWordCollisions).
     return detail::WithProbeWordCollisions(f, i);
   }
 
  private:
-  static constexpr uint32_t kLineBits = 512;     // blocked512, sectorized512: a 64-byte cache line
-  static constexpr uint32_t kRegisterBits = 64;  // register64: one 64-bit word
-  static constexpr uint32_t kSplitZones = 8;     // split256: Parquet's 8 words ...
-  static constexpr uint32_t kSplitZoneBits = 32;  // ... of 32 bits, one bit each
-  Layout layout_;
+  ProbeSpread spread_;
   uint32_t k_;
-  AnywhereBlock anywhere_;  // used by blocked512 and register64 only
+  uint32_t zone_bits_;
+  AnywhereBlock anywhere_;  // the kAnywhere layouts only
 };
 
 // E[f_block(load)] for a block every key lands in with probability p, the

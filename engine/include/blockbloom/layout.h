@@ -39,6 +39,13 @@ enum class SizeUnit : uint8_t {
   kBits,    // single bits (classic: every bit is its own block)
 };
 
+// Where a key's k probes fall in its block: what the false-positive model
+// (engine/src/model.cc) and the key estimate (engine/src/fold.cc) read.
+enum class ProbeSpread : uint8_t {
+  kAnywhere,      // k probes, each uniform over the block's block_bits bits (may repeat)
+  kOnePerZone,    // k zones of block_bits / k bits, one probe uniform in each
+};
+
 // The facts of one layout. Everything that asks "which layout is it?" to learn
 // a size, a range or a name reads it from here.
 struct LayoutTraits {
@@ -50,6 +57,7 @@ struct LayoutTraits {
   std::string_view k_text; // the allowed k in words, for error messages
   uint64_t max_blocks;     // largest block count (classic: bits) the index can address
   SizeUnit unit;
+  ProbeSpread spread;      // classic: anywhere in its one "block", the m bits
 };
 
 // Largest block count of the blocked layouts: the block index is
@@ -72,12 +80,12 @@ inline constexpr LayoutTraits kLayoutTraits[] = {
     // per-block rate is exactly (1 - (1 - k/512)^i)^k at load i. At 10
     // bits/key, k = 8 gives 1.05% (Boost.Bloom's fast_multiblock64<8> figure),
     // against 0.97% for blocked512 (k = 6) and 1.26% for split256.
-    {Layout::kBlocked512, "blocked512", 512, 1, 16, false, "1..16", kMaxBlocks, SizeUnit::kBlocks},
-    {Layout::kSplit256, "split256", 256, 8, 8, false, "8", kMaxBlocks, SizeUnit::kBlocks},
+    {Layout::kBlocked512, "blocked512", 512, 1, 16, false, "1..16", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kAnywhere},
+    {Layout::kSplit256, "split256", 256, 8, 8, false, "8", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kOnePerZone},
     {Layout::kSectorized512, "sectorized512", 512, 1, 16, true, "1, 2, 4, 8 or 16", kMaxBlocks,
-     SizeUnit::kBlocks},
-    {Layout::kRegister64, "register64", 64, 1, 8, false, "1..8", kMaxBlocks, SizeUnit::kBlocks},
-    {Layout::kClassic, "classic", 1, 1, 32, false, "1..32", kMaxClassicBits, SizeUnit::kBits},
+     SizeUnit::kBlocks, ProbeSpread::kOnePerZone},
+    {Layout::kRegister64, "register64", 64, 1, 8, false, "1..8", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kAnywhere},
+    {Layout::kClassic, "classic", 1, 1, 32, false, "1..32", kMaxClassicBits, SizeUnit::kBits, ProbeSpread::kAnywhere},
 };
 inline constexpr size_t kNumLayouts = std::size(kLayoutTraits);
 
