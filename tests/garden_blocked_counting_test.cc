@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "blockbloom/garden.h"
-#include "blockbloom/stats.h"
+#include "blockbloom/verify/stats.h"
 #include "kernels/counting.h"
 #include "kernels/kernels.h"
 

@@ -4,7 +4,7 @@
 // variant-specific behaviour (saturation, carries, aging, swaps, growth).
 //
 // Measured rates are held against the formulas with the exact binomial
-// acceptance interval of blockbloom/stats.h at 99.99% confidence: a correct
+// acceptance interval of blockbloom/verify/stats.h at 99.99% confidence: a correct
 // formula fails a check with probability at most 1e-4 (and every test uses
 // fixed seeds, so a run is reproducible).
 #include "blockbloom/hash.h"
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "blockbloom/model.h"
-#include "blockbloom/stats.h"
+#include "blockbloom/verify/stats.h"
 
 namespace blockbloom::garden {
 namespace {

@@ -47,9 +47,9 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
-#include "blockbloom/measure.h"
+#include "blockbloom/verify/measure.h"
 #include "blockbloom/model.h"
-#include "blockbloom/stats.h"
+#include "blockbloom/verify/stats.h"
 #include "blockbloom/targets.h"
 #include "tools/blockbloom/args.h"
 #include "tools/blockbloom/commands.h"

@@ -81,6 +81,7 @@ libdir=$(dirname "$(find "$prefix" -name libblockbloom.a | head -n 1)")
 missing=""
 for f in "$libdir/libblockbloom.a" "$libdir/libblockbloom_garden.a" "$libdir/libblockbloom_verify.a" \
   "$prefix/include/blockbloom/filter.h" "$prefix/include/blockbloom/garden/common.h" \
+  "$prefix/include/blockbloom/verify/exact_set.h" "$prefix/include/blockbloom/exact_set.h" \
   "$prefix/include/blockbloom/version.h" "$libdir/cmake/blockbloom/blockbloom-config.cmake" \
   "$libdir/cmake/blockbloom/blockbloom-config-version.cmake" "$libdir/cmake/blockbloom/blockbloom-targets.cmake" \
   "$libdir/pkgconfig/blockbloom.pc" "$prefix/bin/blockbloom"; do
@@ -144,8 +145,9 @@ CMAKE
 cat >"$work/components/main.cc" <<'CXX'
 #include <cstdint>
 #include <cstdio>
-#include <blockbloom/exact_set.h>
+#include <blockbloom/verify/exact_set.h>
 #include <blockbloom/garden.h>
+#include <blockbloom/stats.h>  // the old path, forwarding to blockbloom/verify/stats.h for one release
 int main() {
   blockbloom::garden::CountingFilter counting(1 << 12, 4);
   blockbloom::ExactSet exact;

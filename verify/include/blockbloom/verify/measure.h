@@ -14,15 +14,15 @@
 // Only hits are looked up in the ExactSet: with no false negatives every
 // present probe is a hit, so absent probes = probes - present hits. If the
 // filter did give false negatives, every probe is looked up instead.
-#ifndef BLOCKBLOOM_MEASURE_H_
-#define BLOCKBLOOM_MEASURE_H_
+#ifndef BLOCKBLOOM_VERIFY_MEASURE_H_
+#define BLOCKBLOOM_VERIFY_MEASURE_H_
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 #include "blockbloom/filter.h"
-#include "blockbloom/stats.h"
+#include "blockbloom/verify/stats.h"
 
 namespace blockbloom {
 
@@ -122,4 +122,4 @@ StreamedMeasurement MeasureFprStreamed(Filter& filter, const StreamedSpec& spec)
 
 }  // namespace blockbloom
 
-#endif  // BLOCKBLOOM_MEASURE_H_
+#endif  // BLOCKBLOOM_VERIFY_MEASURE_H_

@@ -17,9 +17,9 @@
 #include "blockbloom/targets.h"
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
-#include "blockbloom/measure.h"
+#include "blockbloom/verify/measure.h"
 #include "blockbloom/model.h"
-#include "blockbloom/stats.h"
+#include "blockbloom/verify/stats.h"
 
 namespace blockbloom {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "blockbloom/hash.h"
-#include "blockbloom/exact_set.h"
+#include "blockbloom/verify/exact_set.h"
 
 #include <bit>
 #include <cstring>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "blockbloom/measure.h"
+#include "blockbloom/verify/measure.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "engine/src/errors.h"
 
-#include "blockbloom/exact_set.h"
+#include "blockbloom/verify/exact_set.h"
 #include "blockbloom/model.h"
 #include "engine/src/filter_access.h"
 

@@ -14,8 +14,8 @@
 // offset}; a lookup compares the stored hash first and the bytes on a match.
 // Memory: ~21-43 bytes per key plus the key bytes (10^7 8-byte keys: ~0.4 GB).
 // Keys up to 2^32 - 1 bytes; the arena up to 2^64 bytes.
-#ifndef BLOCKBLOOM_EXACT_SET_H_
-#define BLOCKBLOOM_EXACT_SET_H_
+#ifndef BLOCKBLOOM_VERIFY_EXACT_SET_H_
+#define BLOCKBLOOM_VERIFY_EXACT_SET_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -55,4 +55,4 @@ class ExactSet {
 
 }  // namespace blockbloom
 
-#endif  // BLOCKBLOOM_EXACT_SET_H_
+#endif  // BLOCKBLOOM_VERIFY_EXACT_SET_H_

@@ -17,8 +17,8 @@
 //  * Probes needed for a relative half-width r: the normal approximation of the
 //    interval has half-width z sqrt(p (1-p) / N), so N = (z / r)^2 (1 - p) / p,
 //    z = the standard normal's (1 + confidence)/2 quantile (3.89 for 99.99%).
-#ifndef BLOCKBLOOM_STATS_H_
-#define BLOCKBLOOM_STATS_H_
+#ifndef BLOCKBLOOM_VERIFY_STATS_H_
+#define BLOCKBLOOM_VERIFY_STATS_H_
 
 #include <cstdint>
 
@@ -67,4 +67,4 @@ FprCheck CheckFpr(uint64_t hits, uint64_t trials, double predicted, double confi
 
 }  // namespace blockbloom
 
-#endif  // BLOCKBLOOM_STATS_H_
+#endif  // BLOCKBLOOM_VERIFY_STATS_H_

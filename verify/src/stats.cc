@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "blockbloom/stats.h"
+#include "blockbloom/verify/stats.h"
 
 #include <cmath>
 #include <stdexcept>
