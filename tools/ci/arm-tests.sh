@@ -52,7 +52,7 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmak
 tests=(kernels_test)
 # By source file (a library's suites are in its folder under tests/); the target is the file's name.
 optional_tests=(tests/layout_test.cc tests/filter_test.cc tests/format_test.cc tests/model_test.cc
-                tests/verify/stats_test.cc tests/garden_counting_kernels_test.cc tests/typed_test.cc)
+                tests/verify/stats_test.cc tests/garden/garden_counting_kernels_test.cc tests/typed_test.cc)
 for t in "${optional_tests[@]}"; do [[ -f $t ]] && { t=${t##*/}; tests+=("${t%.cc}"); }; done
 step "build ${tests[*]}"
 cmake --build "$build" -j "$(nproc)" --target "${tests[@]}"

@@ -91,7 +91,7 @@ if [[ -z "$missing" ]]; then ok "installed files present"; else fail "installed 
 # Every header but typed.h and the kernel headers it compiles in (blockbloom::typed)
 # includes public headers only; those include nothing of the source tree but
 # each other, blockbloom/ and Highway.
-if grep -rqE '#include *["<](engine/src/|kernels/|hwy/|xxhash)' --exclude=typed.h --exclude-dir=kernels \
+if grep -rqE '#include *["<](engine/src/|garden/src/|verify/src/|kernels/|hwy/|xxhash)' --exclude=typed.h --exclude-dir=kernels \
   "$prefix/include"; then fail "installed headers include private headers"; else
   ok "installed headers include only public headers (typed.h and blockbloom/kernels/ aside)"; fi
 if grep -rhoE '#include *"[^"]*"' "$prefix/include/blockbloom/typed.h" "$prefix/include/blockbloom/kernels" |

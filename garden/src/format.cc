@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The garden file (engine/include/blockbloom/garden/format.h): writer, the
+// The garden file (garden/include/blockbloom/garden/format.h): writer, the
 // validating reader, and each variant's parameters and payload.
 #include "blockbloom/garden/format.h"
 
@@ -29,7 +29,7 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
-// Header field offsets (the table in garden/format.h).
+// Header field offsets (the table in blockbloom/garden/format.h).
 constexpr size_t kOffMagic = 0;
 constexpr size_t kOffVersion = 8;
 constexpr size_t kOffType = 12;

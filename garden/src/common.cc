@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "blockbloom/garden/common.h"
-#include "engine/src/garden_internal.h"
+#include "garden/src/internal.h"
 #include "kernels/common.h"
 
 namespace blockbloom::detail {

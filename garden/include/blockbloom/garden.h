@@ -5,14 +5,14 @@
 // derivation, and a function computes it for the tests to hold measurements
 // against.
 //
-//   garden/multiset.h  CountingFilter (w-bit saturating counters, Remove),
+//   blockbloom/garden/multiset.h  CountingFilter (w-bit saturating counters, Remove),
 //                      SpectralFilter (MS / MI / RM), CountMinSketch, BitwiseFilter
-//   garden/aging.h     StableFilter (Deng & Rafiei), A2Filter (active-active buffering)
-//   garden/scalable.h  ScalableFilter (Almeida et al.: a chain of blockbloom::Filter)
-//   garden/blocked_counting.h  BlockedCountingFilter (4-bit counters of a key in one
+//   blockbloom/garden/aging.h     StableFilter (Deng & Rafiei), A2Filter (active-active buffering)
+//   blockbloom/garden/scalable.h  ScalableFilter (Almeida et al.: a chain of blockbloom::Filter)
+//   blockbloom/garden/blocked_counting.h  BlockedCountingFilter (4-bit counters of a key in one
 //                      cache line; SIMD kernels in kernels/counting.h)
-//   garden/format.h    garden files: SaveGarden / LoadGarden for every variant
-//   garden/common.h    key hashing, probe cells, packed counters, a seeded PRNG
+//   blockbloom/garden/format.h    garden files: SaveGarden / LoadGarden for every variant
+//   blockbloom/garden/common.h    key hashing, probe cells, packed counters, a seeded PRNG
 //
 //   blockbloom::garden::CountingFilter cbf(/*cells=*/1 << 20, /*k=*/7);
 //   cbf.Insert(42);  cbf.Insert(std::string_view("url"));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Garden files (garden/format.h) and merges: every variant round-trips through
+// Garden files (blockbloom/garden/format.h) and merges: every variant round-trips through
 // bytes and files with the same answers and the same bytes again; golden files
 // pin the format; corrupt, truncated and crafted files are refused with the
 // byte offset and leave the caller's object untouched; merges give the variant
@@ -181,7 +181,7 @@ TYPED_TEST(GardenFormat, MatchesItsGoldenFile) {
   ASSERT_TRUE(in) << "missing " << path;
   const std::vector<uint8_t> golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(bytes, golden) << name << " changed. If the change is intended, the garden format changed: bump "
-                           << "kGardenVersion (garden/format.h) and regenerate with BLOCKBLOOM_REGENERATE_GOLDEN=1 "
+                           << "kGardenVersion (blockbloom/garden/format.h) and regenerate with BLOCKBLOOM_REGENERATE_GOLDEN=1 "
                            << "./garden_format_test --gtest_filter='*Golden*'";
   // The golden file loads and answers as the variant it was built from.
   EXPECT_EQ(Answers(DeserializeGarden<T>(golden, name)), Answers(Make<T>()));

@@ -9,7 +9,7 @@
 #include "blockbloom/hash.h"
 #include "blockbloom/garden/aging.h"
 #include "blockbloom/model.h"
-#include "engine/src/garden_internal.h"
+#include "garden/src/internal.h"
 #include "kernels/common.h"
 
 namespace blockbloom::garden {

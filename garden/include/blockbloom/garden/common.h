@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared parts of the garden (engine/include/blockbloom/garden.h): the key
+// Shared parts of the garden (garden/include/blockbloom/garden.h): the key
 // hasher, the k probe cells of a key, packed w-bit counters and a seeded PRNG.
 //
 // Every garden variant is plain C++ (no SIMD): it hashes a key once with
@@ -26,7 +26,7 @@
 
 namespace blockbloom::garden {
 
-// The garden file codec (garden/format.h) reads and writes the variants'
+// The garden file codec (blockbloom/garden/format.h) reads and writes the variants'
 // private state through this friend.
 struct GardenCodec;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Aging filters of the garden: they forget old keys so that a stream never
 // fills them. Both have FALSE NEGATIVES BY DESIGN: an old key may be reported
-// absent. Plain C++; keys hashed once (garden/common.h).
+// absent. Plain C++; keys hashed once (blockbloom/garden/common.h).
 #ifndef BLOCKBLOOM_GARDEN_AGING_H_
 #define BLOCKBLOOM_GARDEN_AGING_H_
 
@@ -43,7 +43,7 @@ namespace blockbloom::garden {
 // False negatives by design: a key's cells are decremented by later inserts;
 // the key just inserted is always found, older keys fade (at m = 4096, K = 4,
 // Max = 3, P = 20, 20000 inserts later more than half of the first 1000 keys
-// are gone: tests/garden_test.cc).
+// are gone: tests/garden/garden_test.cc).
 //
 // Merge: refused (MergeFrom throws std::invalid_argument): two streams' aging
 // does not add up to one stream's.

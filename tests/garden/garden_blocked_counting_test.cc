@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// BlockedCountingFilter (garden/blocked_counting.h): no false negatives,
+// BlockedCountingFilter (blockbloom/garden/blocked_counting.h): no false negatives,
 // batches equal per-key calls on every target, remove round trips, merge is
 // the filter of the union, saturation sticks, and the false-positive and
 // counter-load models hold against measurement (99.99% binomial intervals).

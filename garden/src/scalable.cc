@@ -9,7 +9,7 @@
 
 #include "blockbloom/garden/scalable.h"
 #include "blockbloom/model.h"
-#include "engine/src/garden_internal.h"
+#include "garden/src/internal.h"
 
 namespace blockbloom::garden {
 

@@ -46,7 +46,7 @@
 // leaves the caller's object untouched.
 //
 // Any change to the layout above or to a variant's hashing needs a new
-// kGardenVersion and regenerated golden files (tests/garden_format_test.cc).
+// kGardenVersion and regenerated golden files (tests/garden/garden_format_test.cc).
 #ifndef BLOCKBLOOM_GARDEN_FORMAT_H_
 #define BLOCKBLOOM_GARDEN_FORMAT_H_
 

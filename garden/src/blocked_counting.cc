@@ -9,7 +9,7 @@
 
 #include "blockbloom/garden/blocked_counting.h"
 #include "blockbloom/garden/multiset.h"  // CounterTailExact
-#include "engine/src/garden_internal.h"
+#include "garden/src/internal.h"
 #include "engine/src/hash_inline.h"
 #include "engine/src/memory.h"
 #include "engine/src/model_internal.h"

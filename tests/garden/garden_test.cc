@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of the garden (engine/include/blockbloom/garden.h): no false negatives
+// Tests of the garden (garden/include/blockbloom/garden.h): no false negatives
 // where promised, each variant's formula against measurement, and the
 // variant-specific behaviour (saturation, carries, aging, swaps, growth).
 //

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Multiset filters of the garden: counting (Fan, Cao, Almeida & Broder),
 // spectral (Cohen & Matias), count-min (Cormode & Muthukrishnan) and bitwise
-// (Lall et al.). Plain C++; keys hashed once (garden/common.h) and spread over
+// (Lall et al.). Plain C++; keys hashed once (blockbloom/garden/common.h) and spread over
 // k cells by double hashing.
 //
 // Notation: m cells, n keys inserted, k cells per key, w bits per counter.
@@ -180,7 +180,7 @@ class CountingFilter {
 //
 // Counters saturate at 2^w - 1 like CountingFilter's (w = 16 by default).
 //
-// Traps of Recurring Minimum, measured (tests/garden_test.cc, 80k distinct
+// Traps of Recurring Minimum, measured (tests/garden/garden_test.cc, 80k distinct
 // keys, 1..20 occurrences): it costs +50% memory (the secondary filter is
 // cells / 2 by default), and it CAN UNDER-COUNT: a key whose primary minimum
 // does not recur but whose secondary cells were shared with a key that entered

@@ -43,7 +43,7 @@
 // so its value after n distinct inserts is Binomial(n, q / blocks), and
 //   P[counter saturated] = P[Binomial(n, q / blocks) >= 15],
 // expected saturated counters = 128 blocks times that: 5e-10 at ForKeys(1M, 1%),
-// 1.5e-13 at ForKeys(10k, 0.1%) (tests/garden_blocked_counting_test.cc).
+// 1.5e-13 at ForKeys(10k, 0.1%) (tests/garden/garden_blocked_counting_test.cc).
 // Saturation: a counter at 15 sticks (never wraps, never decremented: its true
 // value is unknown), like CountingFilter's.
 //

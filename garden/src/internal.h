@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Private helpers of the garden sources (engine/src/garden_*.cc), in the
+// Private helpers of the garden sources (garden/src/*.cc), in the
 // engine's private namespace beside detail::Invalid (engine/src/errors.h).
-#ifndef BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
-#define BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
+#ifndef BLOCKBLOOM_GARDEN_INTERNAL_H_
+#define BLOCKBLOOM_GARDEN_INTERNAL_H_
 
 #include <cstdint>
 #include <string>
@@ -22,4 +22,4 @@ void CheckOpen(const char* what, double value, double lo, double hi);
 
 }  // namespace blockbloom::detail
 
-#endif  // BLOCKBLOOM_ENGINE_GARDEN_INTERNAL_H_
+#endif  // BLOCKBLOOM_GARDEN_INTERNAL_H_
