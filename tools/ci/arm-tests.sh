@@ -32,7 +32,7 @@ qemu_prefix=/
 step() { printf -- '-- arm64: %s (at %ss)\n' "$*" "$((SECONDS - start))"; }
 
 step "dependencies"
-tools/install-deps.sh arm
+tools/scripts/install-deps.sh arm
 
 # Tools and benchmarks stay off: the stage is about the kernels (and whatever
 # else must behave the same on ARM), and every extra file costs CI time.

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "blockbloom/layout.h"
-#include "tools/blockbloom/commands.h"
+#include "tools/cli/commands.h"
 
 namespace blockbloom::cli {
 namespace {
@@ -141,7 +141,7 @@ constexpr Help kHelp[] = {
     {"bench",
      "usage: blockbloom bench [BENCHMARK_FLAGS...]\n"
      "Runs the Google Benchmark suites (the blockbloom_bench binary built beside this one); every\n"
-     "argument goes to Google Benchmark (--benchmark_filter=REGEX, ...). tools/bench.sh builds them and\n"
+     "argument goes to Google Benchmark (--benchmark_filter=REGEX, ...). tools/scripts/bench.sh builds them and\n"
      "writes the report.\n"},
     {"garden-build",
      "usage: blockbloom garden-build --type T (sizing options) -o OUT [options]\n"

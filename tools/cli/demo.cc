@@ -17,8 +17,8 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/layout.h"
 #include "blockbloom/model.h"
-#include "tools/blockbloom/args.h"
-#include "tools/blockbloom/commands.h"
+#include "tools/cli/args.h"
+#include "tools/cli/commands.h"
 
 namespace blockbloom::cli {
 namespace {

@@ -27,10 +27,10 @@
 #include "blockbloom/layout.h"
 #include "blockbloom/model.h"
 #include "blockbloom/parquet.h"
-#include "tools/blockbloom/args.h"
-#include "tools/blockbloom/commands.h"
-#include "tools/blockbloom/json.h"
-#include "tools/blockbloom/keys.h"
+#include "tools/cli/args.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/json.h"
+#include "tools/cli/keys.h"
 
 namespace blockbloom::cli {
 namespace {

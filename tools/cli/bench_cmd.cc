@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `blockbloom bench [BENCHMARK_FLAGS...]`: runs the Google Benchmark suites
 // (bench/, target blockbloom_bench) that the CMake build put beside this
-// binary. tools/bench.sh wraps it with the report and plots. Without them it
+// binary. tools/scripts/bench.sh wraps it with the report and plots. Without them it
 // says how to build them: in this build tree, or, for an installed binary,
 // from a source checkout.
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/blockbloom/commands.h"
+#include "tools/cli/commands.h"
 
 namespace blockbloom::cli {
 
@@ -46,8 +46,8 @@ int Bench(int argc, char** argv) {
       // it): the suites are built from a source checkout, never here.
       throw std::runtime_error(
           "the benchmark suites are not installed with blockbloom (" + self.string() + " is not in a build tree); "
-          "to build and run them, in a source checkout of blockbloom run 'tools/bench.sh' (installs Google Benchmark, "
-          "builds and runs them, writes the report), or build them there: 'tools/install-deps.sh build' (Google "
+          "to build and run them, in a source checkout of blockbloom run 'tools/scripts/bench.sh' (installs Google Benchmark, "
+          "builds and runs them, writes the report), or build them there: 'tools/scripts/install-deps.sh build' (Google "
           "Benchmark) then 'cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DBLOCKBLOOM_BUILD_BENCH=ON && "
           "cmake --build build/bench --target blockbloom_bench blockbloom_cli && build/bench/tools/blockbloom bench'");
     }
@@ -56,8 +56,8 @@ int Bench(int argc, char** argv) {
     const std::string b = build.string();
     throw std::runtime_error(
         "the benchmark suites are not built (no " + bench.string() + "): run '" + src +
-        "/tools/bench.sh' (installs Google Benchmark, builds and runs them, writes the report), or build them here: "
-        "'tools/install-deps.sh build' (Google Benchmark) then 'cmake -S " + src + " -B " + b +
+        "/tools/scripts/bench.sh' (installs Google Benchmark, builds and runs them, writes the report), or build them here: "
+        "'tools/scripts/install-deps.sh build' (Google Benchmark) then 'cmake -S " + src + " -B " + b +
         " -DBLOCKBLOOM_BUILD_BENCH=ON && cmake --build " + b + " --target blockbloom_bench'");
   }
   std::vector<char*> args;

@@ -3,7 +3,7 @@
 # The one benchmark command: installs what it needs, builds blockbloom_bench,
 # runs it, and turns its JSON into a Markdown report and PNG plots.
 #
-#   tools/bench.sh [--quick|--full] [--out DIR] [--build DIR] [-- BENCHMARK_FLAGS...]
+#   tools/scripts/bench.sh [--quick|--full] [--out DIR] [--build DIR] [-- BENCHMARK_FLAGS...]
 #
 #   (default)  the issue's matrix at 10 bits/key from 32 KiB to 1 GiB, 8 and 16 bits/key
 #              up to 256 MiB, URL keys up to 10M keys: ~10-15 min, peak memory ~2 GiB
@@ -16,9 +16,9 @@
 # Anything after -- goes to the benchmark binary, e.g. -- --benchmark_filter=blocked512
 # Benchmarks are not part of tools/test.sh; they need a quiet machine to mean much.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 preset=default out="$root/bench/local" build="$root/build/bench"
-command="tools/bench.sh${*:+ $*}"
+command="tools/scripts/bench.sh${*:+ $*}"
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -32,7 +32,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-"$root/tools/install-deps.sh" build report
+"$root/tools/scripts/install-deps.sh" build report
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target blockbloom_bench
 mkdir -p "$out"
@@ -61,4 +61,4 @@ run["loadavg_at_end"] = open("/proc/loadavg").read().strip()
 json.dump(run, open(sys.argv[1], "w"), indent=1)
 PY
 # Debian's python3 (with python3-matplotlib), whatever python3 comes first on PATH.
-/usr/bin/python3 "$root/tools/report.py" "$out/results.json" "$out"
+/usr/bin/python3 "$root/tools/scripts/report.py" "$out/results.json" "$out"

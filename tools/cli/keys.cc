@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tools/blockbloom/keys.h"
+#include "tools/cli/keys.h"
 
 #include <unistd.h>
 

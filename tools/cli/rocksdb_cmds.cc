@@ -12,9 +12,9 @@
 #include "blockbloom/filter.h"
 #include "blockbloom/format.h"
 #include "blockbloom/rocksdb.h"
-#include "tools/blockbloom/args.h"
-#include "tools/blockbloom/commands.h"
-#include "tools/blockbloom/keys.h"
+#include "tools/cli/args.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/keys.h"
 
 namespace blockbloom::cli {
 namespace {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Google Benchmark JSON from blockbloom_bench -> Markdown report + PNG plots.
 
-    tools/report.py RESULTS.json OUTDIR
+    tools/scripts/report.py RESULTS.json OUTDIR
 
 Writes OUTDIR/report.md (which layout to pick; the machine, compiler, date and
 command of the run; the speed goals with the measured figures; tables by layout
@@ -18,7 +18,7 @@ Needs python3-matplotlib (Debian).
 The machine facts come from the run itself: Google Benchmark's context (CPU
 count, caches read from sysfs when the benchmark ran), the context keys the
 benchmark adds (CPU model, SIMD flags, targets, the load average at the start) and,
-if tools/bench.sh wrote it, run.json beside the results (command, git commit,
+if tools/scripts/bench.sh wrote it, run.json beside the results (command, git commit,
 lscpu's caches, the load average at the end). Only the plots written are named;
 a load average above the CPU count at the start or the end is flagged.
 
@@ -110,7 +110,7 @@ _TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 class Results:
     def __init__(self, data, run=None):
         self.ctx = data.get("context", {})
-        self.run = run or {}  # run.json from tools/bench.sh, if any
+        self.run = run or {}  # run.json from tools/scripts/bench.sh, if any
         self.rows = {}
         for b in data.get("benchmarks", []):
             # Iterations, or the medians of --benchmark_repetitions (which come after and win).
@@ -134,7 +134,7 @@ class Results:
         if self.run.get("command"):
             return self.run["command"]
         preset = self.ctx.get("bb_preset", "default")
-        return "tools/bench.sh" + ("" if preset == "default" else f" --{preset}")
+        return "tools/scripts/bench.sh" + ("" if preset == "default" else f" --{preset}")
 
     def machine_line(self):
         """CPU, date and command of the run, for figure titles."""
@@ -670,7 +670,7 @@ def first_number(text):
 
 def load_lines(res):
     """A flag when the run started or ended on a loaded machine: a 1-minute load average above the CPU count
-    (Google Benchmark's num_cpus) when the benchmark began (its context) or when tools/bench.sh saw it end
+    (Google Benchmark's num_cpus) when the benchmark began (its context) or when tools/scripts/bench.sh saw it end
     (run.json)."""
     cpus = res.ctx.get("num_cpus")
     start = first_number(res.ctx.get("loadavg_at_start", ""))
@@ -761,7 +761,7 @@ def boost_table(res):
 
 def main(argv):
     if len(argv) != 3:
-        sys.exit("usage: tools/report.py RESULTS.json OUTDIR")
+        sys.exit("usage: tools/scripts/report.py RESULTS.json OUTDIR")
     with open(argv[1]) as f:
         data = json.load(f)
     run = None

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tools/blockbloom/args.h"
+#include "tools/cli/args.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "tools/blockbloom/keys.h"
+#include "tools/cli/keys.h"
 
 namespace blockbloom::cli {
 

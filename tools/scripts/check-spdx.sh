@@ -4,7 +4,7 @@
 # first lines (SPDX-License-Identifier: Apache-2.0; LICENSE has the text).
 # Run by CTest (License.SpdxHeaders); prints the files that lack it.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 missing=0
 while IFS= read -r f; do
   case "$f" in

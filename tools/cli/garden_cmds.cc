@@ -31,10 +31,10 @@
 
 #include "blockbloom/garden.h"
 #include "blockbloom/model.h"
-#include "tools/blockbloom/args.h"
-#include "tools/blockbloom/commands.h"
-#include "tools/blockbloom/json.h"
-#include "tools/blockbloom/keys.h"
+#include "tools/cli/args.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/json.h"
+#include "tools/cli/keys.h"
 
 namespace blockbloom::cli {
 namespace {

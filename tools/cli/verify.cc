@@ -51,8 +51,8 @@
 #include "blockbloom/model.h"
 #include "blockbloom/verify/stats.h"
 #include "blockbloom/targets.h"
-#include "tools/blockbloom/args.h"
-#include "tools/blockbloom/commands.h"
+#include "tools/cli/args.h"
+#include "tools/cli/commands.h"
 
 namespace blockbloom::cli {
 namespace {

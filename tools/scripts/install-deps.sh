@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages blockbloom needs, only those missing.
-#   tools/install-deps.sh [build|test|arm|fuzz|report|python ...]   (default: build)
+#   tools/scripts/install-deps.sh [build|test|arm|fuzz|report|python ...]   (default: build)
 # As root it runs apt-get itself; otherwise it says what to install.
 set -euo pipefail
 

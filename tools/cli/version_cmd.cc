@@ -7,8 +7,8 @@
 #include "blockbloom/format.h"
 #include "blockbloom/targets.h"
 #include "blockbloom/version.h"
-#include "tools/blockbloom/args.h"
-#include "tools/blockbloom/commands.h"
+#include "tools/cli/args.h"
+#include "tools/cli/commands.h"
 
 namespace blockbloom::cli {
 

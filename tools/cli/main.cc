@@ -22,8 +22,8 @@
 #include "blockbloom/format.h"
 #include "blockbloom/targets.h"
 #include "blockbloom/layout.h"
-#include "tools/blockbloom/args.h"
-#include "tools/blockbloom/commands.h"
+#include "tools/cli/args.h"
+#include "tools/cli/commands.h"
 
 namespace {
 
@@ -53,7 +53,7 @@ constexpr Command kCommands[] = {
     {"garden-query", blockbloom::cli::GardenQuery, "FILE [--keys FILE] [--key-width W] [--output bits|hits|count|counts]: membership or counts per key"},
     {"garden-stats", blockbloom::cli::GardenStats, "FILE [--format text|json] [--keys FILE --top N]: parameters, fill, saturation, top counts"},
     {"garden-merge", blockbloom::cli::GardenMerge, "A B [C...] [--weight W] -o OUT: merge garden files of one type (refused, with the reason, where undefined)"},
-    {"bench", blockbloom::cli::Bench, "[BENCHMARK_FLAGS]: run the Google Benchmark suites (tools/bench.sh adds the report)"},
+    {"bench", blockbloom::cli::Bench, "[BENCHMARK_FLAGS]: run the Google Benchmark suites (tools/scripts/bench.sh adds the report)"},
     {"version", blockbloom::cli::Version, "(or --version): library version, file format version, SIMD targets compiled in"},
 };
 
