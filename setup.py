@@ -3,11 +3,11 @@
 compiled by the project's own CMake (-DBLOCKBLOOM_PYTHON=ON, python/CMakeLists.txt), never by
 setuptools' compiler driver, so the wheel holds the same SIMD targets and bytes as the C++ library.
 
-    python3 -m pip install --no-build-isolation .                   # Debian 12: see the README's Python section
+    python3 -m pip install --no-build-isolation .                   # Debian 12: see docs/python.md
     python3 -m pip wheel --no-build-isolation --no-deps -w dist .
 
 Nothing is downloaded: CMake, a C++20 compiler, Highway, xxHash and pybind11 come from the system
-(Debian: tools/install-deps.sh python). Environment:
+(Debian: tools/scripts/install-deps.sh python). Environment:
   BLOCKBLOOM_CMAKE_BUILD_DIR  an existing CMake build directory of this source tree to add the extension
                               to and build it in (tools/ci/python.sh passes its g++ build, so the library's
                               objects are reused); otherwise a fresh Release build under setuptools' build_temp.
@@ -102,7 +102,7 @@ class CMakeBuild(build_ext):
         cmake = shutil.which("cmake")
         if cmake is None:
             raise RuntimeError("blockbloom: cmake (>= 3.25) is needed to build the extension "
-                               "(Debian: apt-get install cmake, or tools/install-deps.sh python)")
+                               "(Debian: apt-get install cmake, or tools/scripts/install-deps.sh python)")
         print("blockbloom: cmake " + " ".join(shlex.quote(a) for a in args), flush=True)
         subprocess.run([cmake, *args], check=True)
 

@@ -203,7 +203,7 @@ HugeBuffer::~HugeBuffer() { detail::FreeLines({p_, bytes_, mmapped_}); }
 void FinishRow(benchmark::State& st, uint64_t keys, uint64_t hits, const RowSpec& row, double model_fpr) {
   st.SetItemsProcessed(static_cast<int64_t>(keys));
   // Keys over all threads and iterations: with `iterations` and cpu_time it gives
-  // the on-CPU ns/key that tools/report.py prints for 1-thread rows (robust when
+  // the on-CPU ns/key that tools/scripts/report.py prints for 1-thread rows (robust when
   // other processes share the cores; 2-thread rows use real time).
   st.counters["keys"] = benchmark::Counter(static_cast<double>(keys));
   // Per iteration too: an aggregate row (--benchmark_repetitions) reports the

@@ -52,7 +52,7 @@ struct SizeSpec {
   uint64_t BitsAt(uint32_t bpk) const { return keys != 0 ? keys * bpk : bytes * 8; }
 };
 
-// One benchmark row. Its name, parsed back by tools/report.py, is
+// One benchmark row. Its name, parsed back by tools/scripts/report.py, is
 //   op/layout/<bpk>bpk/<size>/<keys>/<mode>/<target>[/real_time][/threads:N]
 // where layout is a filter layout, "libbloom", "floor" or "hash", and target is a
 // Highway target name ("avx2", ...), "reference" (the scalar reference Ops table),

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "blockbloom/garden.h"
-#include "blockbloom/stats.h"
+#include "blockbloom/verify/stats.h"
 
 namespace {
 

@@ -5,12 +5,12 @@
 //   blockbloom_bench [--bb_preset=quick|default|full|boost] [--bb_hash=xxh3|xxh64|mulx] [Google Benchmark flags]
 // --bb_hash: blockbloom's key hash in the Boost.Bloom pairs (default xxh3).
 //
-// Presets (tools/bench.sh picks one; README "Benchmarks" lists their run times):
+// Presets (tools/scripts/bench.sh picks one; docs/benchmarks.md lists their run times):
 //   quick    the speed-target points only (1M, 10M, 100M keys at 10 bits/key), a few minutes
 //   default  the matrix at 10 bits/key (32 KiB .. 1 GiB) plus 8 and 16 bits/key up to
 //            256 MiB and URL keys up to 10M: about 10-15 minutes, peak memory ~2 GiB
 //   full     every layout x size x bits/key x key type x op x mode x target x threads: hours
-// Custom context in the JSON (read by tools/report.py): CPU model, compiler,
+// Custom context in the JSON (read by tools/scripts/report.py): CPU model, compiler,
 // compiled and supported targets, transparent huge pages, and the model's
 // false-positive curve per layout.
 #include <cstdio>

@@ -4,7 +4,7 @@
 // (blocked512, 1% by the exact model: 1.2 MB per filter, so 16 and 64 filters
 // spill out of a typical L2 / L3), as an LSM store probes the filters of its
 // files. In its own binary (as garden_bench) so the engine report's row names
-// stay as tools/report.py parses them:
+// stay as tools/scripts/report.py parses them:
 //
 //   cmake --build build/gcc --target many_bench && build/gcc/bench/many_bench
 //

@@ -20,7 +20,7 @@
 // vectorizes what it can, as the Highway kernels would); Query/* is a scalar
 // blocked512 k = 6 query (probe bits as in kernels/reference.cc) over a filter
 // of 32 KiB (L1), 1 MiB (L2) or 256 MiB (DRAM), so the index's share of a whole
-// query is visible. Run on the project's machine: see README "Block selection".
+// query is visible. Run on the project's machine: see docs/layouts-and-model.md, "The model at scale".
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

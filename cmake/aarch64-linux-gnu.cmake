@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Cross-compiling blockbloom for 64-bit ARM Linux on a Debian (multiarch) host.
 #
-#   tools/install-deps.sh arm     # g++-aarch64-linux-gnu, qemu-user, libhwy-dev:arm64, ...
+#   tools/scripts/install-deps.sh arm     # g++-aarch64-linux-gnu, qemu-user, libhwy-dev:arm64, ...
 #   cmake -S . -B build/arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 #
 # Debian installs the arm64 -dev packages next to the amd64 ones: headers in

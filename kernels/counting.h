@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernels of the blocked counting filter (garden/blocked_counting.h): 4-bit
+// Kernels of the blocked counting filter (blockbloom/garden/blocked_counting.h): 4-bit
 // counters, the k counters of a key in one 64-byte line, so a key costs one
 // cache miss however large the filter (the classic counting filter costs k).
 //
@@ -7,7 +7,7 @@
 // dispatch module (kernels/counting.cc, kernels/counting-inl.h) compiles every
 // SIMD target; kernels/counting_reference.cc is the scalar reference that
 // defines the bits, and every target reproduces it byte for byte
-// (tests/garden_counting_kernels_test.cc, one test case per target).
+// (tests/garden/garden_counting_kernels_test.cc, one test case per target).
 //
 // Bit layout (stored in garden files: changing it needs a new kGardenVersion):
 //   block    b = BlockIndex(hash, blocks) = ((hash >> 32) * blocks) >> 32   (kernels/common.h)

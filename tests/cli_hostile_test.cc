@@ -625,7 +625,7 @@ TEST_F(Hostile, BenchSaysWhatToRunWhenTheSuitesAreNotBuilt) {
   const fs::path bench = fs::path(BLOCKBLOOM_CLI).parent_path().parent_path() / "bench" / "blockbloom_bench";
   if (fs::exists(bench)) GTEST_SKIP() << "the suites are built here";
   const Result r = ExpectFailure("bench", "the benchmark suites are not built");
-  EXPECT_NE(r.err.find("tools/bench.sh"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tools/scripts/bench.sh"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("-DBLOCKBLOOM_BUILD_BENCH=ON"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--target blockbloom_bench"), std::string::npos) << r.err;
 }

@@ -206,7 +206,7 @@ TEST_F(Notice, InstalledBenchSaysHowToBuildTheSuitesFromASourceCheckout) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(Lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("the benchmark suites are not installed with blockbloom"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("in a source checkout of blockbloom run 'tools/bench.sh'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("in a source checkout of blockbloom run 'tools/scripts/bench.sh'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DBLOCKBLOOM_BUILD_BENCH=ON"),
             std::string::npos)
       << r.err;

@@ -9,8 +9,8 @@ The names come from the rows of kLayoutTraits (engine/include/blockbloom/layout.
 built blockbloom's own list (its error for an unknown --layout, LayoutNames()) must agree with them, so
 the rows are read right. Checked against them:
     python/blockbloom/_core.pyi   the LayoutName Literal of the type stubs
-    tools/report.py               LAYOUTS (the report's rows and plots) and a colour for each in COLORS
-    tools/scale_report.sh         the layouts the scale report verifies
+    tools/scripts/report.py               LAYOUTS (the report's rows and plots) and a colour for each in COLORS
+    tools/scripts/scale_report.sh         the layouts the scale report verifies
 The C++ lists (CLI help, messages) are built from the traits and need no test here.
 """
 import ast
@@ -60,13 +60,13 @@ def stub_names():
 
 
 def report_lists():
-    nodes = module_assignments("tools/report.py")
+    nodes = module_assignments("tools/scripts/report.py")
     return ast.literal_eval(nodes["LAYOUTS"]), list(ast.literal_eval(nodes["COLORS"]))
 
 
 def scale_report_names():
-    m = re.search(r"^for layout in ([^;]*); do", read("tools/scale_report.sh"), re.M)
-    assert m, "tools/scale_report.sh: no 'for layout in ...; do' line"
+    m = re.search(r"^for layout in ([^;]*); do", read("tools/scripts/scale_report.sh"), re.M)
+    assert m, "tools/scripts/scale_report.sh: no 'for layout in ...; do' line"
     return m.group(1).split()
 
 
@@ -81,8 +81,8 @@ def main():
             problems.append(f"the CLI lists {got}, the rows of kLayoutTraits read as {want}")
     layouts, colors = report_lists()
     checks = [("python/blockbloom/_core.pyi: LayoutName", stub_names()),
-              ("tools/report.py: LAYOUTS", layouts),
-              ("tools/scale_report.sh: for layout in", scale_report_names())]
+              ("tools/scripts/report.py: LAYOUTS", layouts),
+              ("tools/scripts/scale_report.sh: for layout in", scale_report_names())]
     for where, got in checks:  # as sets: each list's order is its own presentation
         if sorted(set(got)) != sorted(want):
             missing = [n for n in want if n not in got]
@@ -90,7 +90,7 @@ def main():
             problems.append(f"{where} is {got}, expected {want} (kLayoutTraits)"
                             + (f"; missing {missing}" if missing else "") + (f"; not a layout {extra}" if extra else ""))
     if [n for n in want if n not in colors]:
-        problems.append(f"tools/report.py: COLORS has no colour for {[n for n in want if n not in colors]}")
+        problems.append(f"tools/scripts/report.py: COLORS has no colour for {[n for n in want if n not in colors]}")
     for p in problems:
         print("layout_names_test: " + p)
     if problems:

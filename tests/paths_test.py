@@ -5,8 +5,8 @@ files which are gone send a reader nowhere).
 
     tests/paths_test.py [SOURCE_DIR]     (exit 77, skipped, outside a git checkout)
 
-A path is a token starting with a top-level folder (engine/, kernels/, tests/, bench/, tools/, python/,
-examples/, cmake/, docs/, .ci/, and seeds/, which is not in the repository) or a bare upper-case
+A path is a token starting with a top-level folder (engine/, garden/, verify/, kernels/, tests/, bench/,
+tools/, python/, examples/, cmake/, docs/, .ci/, and seeds/, which is not in the repository) or a bare upper-case
 document name (THEORY.md, CONTRIBUTING.md, ...). It must exist relative to the repository root or to the
 folder of the file naming it, or be one git ignores (what a script writes at run time: bench/local/,
 examples/probe_service). A token holding a placeholder (`kernels/<name>-inl.h`, `...`) is a pattern, not
@@ -25,7 +25,7 @@ ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.
 # the path (e.g. "engine/include/blockbloom/version.h",  # CMake generates it into the build tree).
 EXCEPTIONS = set()
 
-TOP = r"(?:engine|kernels|tests|bench|tools|python|examples|cmake|docs|\.ci|seeds)/"
+TOP = r"(?:engine|garden|verify|kernels|tests|bench|tools|python|examples|cmake|docs|\.ci|seeds)/"
 # Not preceded by anything that makes the token part of a longer path, a URL or a word.
 PATH_RE = re.compile(r"(?<![\w./~$@-])(" + TOP + r"[\w.<>*{}/+-]*)")
 DOC_RE = re.compile(r"(?<![\w./~$@-])([A-Z][A-Z_]+\.md)\b")

@@ -38,7 +38,7 @@ FENCE_RE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)")
 FORBIDDEN = [
     (re.compile(r"\bapt(-get)?\s+install\b"), "installs Debian packages"),
     (re.compile(r"\bpip3?\s+install\b|-m\s+pip\s+(install|wheel)\b|-m\s+build\b"), "installs or builds a Python package"),
-    (re.compile(r"\btools/(test|demo|install-deps|bench)\.sh\b"), "runs a tools/ script that installs packages"),
+    (re.compile(r"\btools/(test|demo|scripts/install-deps|scripts/bench)\.sh\b"), "runs a tools/ script that installs packages"),
     (re.compile(r"\bcmake\s+--install\b"), "installs the project"),
     (re.compile(r"\bsudo\b"), "runs as root"),
 ]

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""tools/report.py on small synthetic results (no benchmark is run): the report names only the plots it
+"""tools/scripts/report.py on small synthetic results (no benchmark is run): the report names only the plots it
 wrote, cache markers stay inside the axes, bar labels of targets.png do not overlap, and a run on a loaded
 machine is flagged.
 
     tests/report_test.py          (exit 77, skipped, without matplotlib)
 
-The synthetic run is what `tools/bench.sh --quick` records on a 2-CPU machine with a 480 MiB L3 and
+The synthetic run is what `tools/scripts/bench.sh --quick` records on a 2-CPU machine with a 480 MiB L3 and
 every x86 target: 1M, 10M and 100M keys at 10 bits/key.
 """
 import importlib.util
@@ -25,7 +25,7 @@ except ImportError:
     sys.exit(77)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-spec = importlib.util.spec_from_file_location("report", os.path.join(ROOT, "tools", "report.py"))
+spec = importlib.util.spec_from_file_location("report", os.path.join(ROOT, "tools", "scripts", "report.py"))
 report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
 
@@ -168,7 +168,7 @@ class ReportTest(unittest.TestCase):
         lines = "\n".join(report.run_lines(loaded))
         self.assertIn("**Loaded machine**: load average 5.96 at the start, above its 2 CPUs", lines)
         self.assertIn("at the end: not recorded", lines)
-        # Quiet at the start, loaded at the end (tools/bench.sh records it in run.json).
+        # Quiet at the start, loaded at the end (tools/scripts/bench.sh records it in run.json).
         late = report.Results(quick_run(), {"loadavg_at_end": "3.50 2.00 1.00 2/99 1000"})
         lines = "\n".join(report.run_lines(late))
         self.assertIn("load average 3.5 at the end, above its 2 CPUs (0.5 at the start)", lines)

@@ -5,7 +5,7 @@
 // read from each SST equals byte for byte the one we build from the same keys,
 // finds every key written, and answers absent keys exactly as RocksDB's Get
 // does (its BLOOM_FILTER_USEFUL ticker counts the filter's "no"s). Built only
-// when CMake finds librocksdb (tools/install-deps.sh test installs it).
+// when CMake finds librocksdb (tools/scripts/install-deps.sh test installs it).
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>

@@ -10,7 +10,7 @@ jobs=$(nproc)
 stage() { printf '\n== %s ==\n' "$*"; }
 
 stage "dependencies"
-tools/install-deps.sh test report  # report: matplotlib for the report test
+tools/scripts/install-deps.sh test report  # report: matplotlib for the report test
 
 stage "g++: build (warnings are errors)"
 cmake -S . -B build/gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DBLOCKBLOOM_WERROR=ON >/dev/null
@@ -31,7 +31,7 @@ ctest --test-dir build/clang --output-on-failure -j "$jobs" -R 'Kernels|Dispatch
 # BLOCKBLOOM_SKIP_MATRIX=1 leaves it out.
 if [[ "${BLOCKBLOOM_SKIP_MATRIX:-0}" != 1 ]]; then
   stage "compile matrix: typed.h and the kernels under every -march (x86-64 .. sapphirerapids, Zen 4, native; ARM)"
-  tools/install-deps.sh arm
+  tools/scripts/install-deps.sh arm
   tools/ci/compile-matrix.sh
 fi
 

@@ -2,7 +2,7 @@
 // The pieces of the engine's false-positive model (engine/src/model.cc) that
 // another block filter reuses: the "k bits anywhere in B" block rate, the
 // probe-word collision term, and the capped binomial mixture over block loads.
-// The blocked counting filter (engine/src/garden_blocked_counting.cc) is the
+// The blocked counting filter (garden/src/blocked_counting.cc) is the
 // same model with B = 128 counters; sharing it keeps one copy of the overflow-
 // safe mixture and of its bound on the walk (model.h, "Totality").
 #ifndef BLOCKBLOOM_ENGINE_MODEL_INTERNAL_H_

@@ -138,7 +138,7 @@ def test_with_bytes_and_introspection():
 def test_params_and_predict_fpr_come_from_the_exact_model():
     p = blockbloom.params(1_000_000, 0.01)
     assert p["layout"] == "blocked512" and p["k"] == 6 and p["fpr"] <= 0.01
-    assert p["bits_per_key"] == pytest.approx(9.92, abs=0.01)  # README's cheat sheet
+    assert p["bits_per_key"] == pytest.approx(9.92, abs=0.01)  # docs/layouts-and-model.md's cheat sheet
     assert blockbloom.predict_fpr("blocked512", p["num_blocks"], p["k"], 1_000_000) == pytest.approx(p["fpr"])
     # one block fewer misses the target (the solver's minimality)
     assert blockbloom.predict_fpr("blocked512", p["num_blocks"] - 1, p["k"], 1_000_000) > 0.01

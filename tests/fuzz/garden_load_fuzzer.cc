@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target: the garden-file loader (garden/format.h) on arbitrary
+// libFuzzer target: the garden-file loader (blockbloom/garden/format.h) on arbitrary
 // bytes, for every variant. Built only with -DBLOCKBLOOM_FUZZ=ON and clang,
 // under ASan and UBSan: any crash, leak, out-of-bounds read or undefined
 // behaviour fails the run, and so does a broken invariant below (abort()).

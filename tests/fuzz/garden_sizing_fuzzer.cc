@@ -136,7 +136,7 @@ void Sizing(Input& in) {
 
 // ---- Header counts through the loader and the stats ----------------------------------------
 
-// What garden-stats computes (tools/blockbloom/garden_cmds.cc), and the models.
+// What garden-stats computes (tools/cli/garden_cmds.cc), and the models.
 void Stats(const g::CountingFilter& f, uint64_t n) {
   uint64_t nonzero = 0;
   for (uint64_t i = 0; i < f.cells(); ++i) nonzero += f.CounterAt(i) != 0;

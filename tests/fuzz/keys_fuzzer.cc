@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target: the CLI's key-file reader (tools/blockbloom/keys.*), lines
+// libFuzzer target: the CLI's key-file reader (tools/cli/keys.*), lines
 // and fixed-width records, on arbitrary bytes. The first input byte picks the
 // mode (0: lines; w > 0: records of w bytes) and the batch size; the rest is
 // the key file, read back through ReadInput from a memfd (a regular file) so
@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "tools/blockbloom/keys.h"
+#include "tools/cli/keys.h"
 
 namespace {
 

@@ -32,7 +32,7 @@ qemu_prefix=/
 step() { printf -- '-- arm64: %s (at %ss)\n' "$*" "$((SECONDS - start))"; }
 
 step "dependencies"
-tools/install-deps.sh arm
+tools/scripts/install-deps.sh arm
 
 # Tools and benchmarks stay off: the stage is about the kernels (and whatever
 # else must behave the same on ARM), and every extra file costs CI time.
@@ -44,14 +44,16 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmak
 # kernels_test is the point of the stage. The others, when present, check what
 # must not change across machines: filter_test pins every layout's bytes (golden
 # schema) and runs concurrent atomic inserts (LSE under "max", LL/SC under the
-# A72), format_test loads files written on x86, model_test the floating-point
-# model (aarch64 g++ fuses multiply-adds by default), typed_test the inline
-# NEON probes of blockbloom/typed.h (typed_simd.cc, built +crypto) and the
+# A72), format_test loads files written on x86, model_test and stats_test the
+# floating-point model and statistics (aarch64 g++ fuses multiply-adds by
+# default), typed_test the inline NEON probes of blockbloom/typed.h (typed_simd.cc, built +crypto) and the
 # dispatched fallback of a plain armv8-a file. Each runs in seconds under qemu; fpr_test is left out: 90 s
 # of emulated SVE for statistics x86 covers.
 tests=(kernels_test)
-optional_tests=(layout_test filter_test format_test model_test garden_counting_kernels_test typed_test)
-for t in "${optional_tests[@]}"; do [[ -f tests/$t.cc ]] && tests+=("$t"); done
+# By source file (a library's suites are in its folder under tests/); the target is the file's name.
+optional_tests=(tests/layout_test.cc tests/filter_test.cc tests/format_test.cc tests/model_test.cc
+                tests/verify/stats_test.cc tests/garden/garden_counting_kernels_test.cc tests/typed_test.cc)
+for t in "${optional_tests[@]}"; do [[ -f $t ]] && { t=${t##*/}; tests+=("${t%.cc}"); }; done
 step "build ${tests[*]}"
 cmake --build "$build" -j "$(nproc)" --target "${tests[@]}"
 build_done=$SECONDS

@@ -11,7 +11,7 @@
 #                                      ${BLOCKBLOOM_ASAN_BUILD_DIR:-build/asan}
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tools/install-deps.sh fuzz  # clang and its sanitizer runtimes
+tools/scripts/install-deps.sh fuzz  # clang and its sanitizer runtimes
 build=${BLOCKBLOOM_ASAN_BUILD_DIR:-build/asan}
 flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DBLOCKBLOOM_WERROR=ON \

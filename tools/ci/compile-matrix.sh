@@ -61,7 +61,7 @@ done
 if command -v aarch64-linux-gnu-g++ >/dev/null; then
   for f in "${arm_flags[@]}"; do add aarch64-linux-gnu-g++ "$f" arm64; done
 else
-  echo "compile-matrix: aarch64-linux-gnu-g++ missing (tools/install-deps.sh arm)" >&2
+  echo "compile-matrix: aarch64-linux-gnu-g++ missing (tools/scripts/install-deps.sh arm)" >&2
   exit 1
 fi
 

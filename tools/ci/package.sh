@@ -81,6 +81,7 @@ libdir=$(dirname "$(find "$prefix" -name libblockbloom.a | head -n 1)")
 missing=""
 for f in "$libdir/libblockbloom.a" "$libdir/libblockbloom_garden.a" "$libdir/libblockbloom_verify.a" \
   "$prefix/include/blockbloom/filter.h" "$prefix/include/blockbloom/garden/common.h" \
+  "$prefix/include/blockbloom/verify/exact_set.h" "$prefix/include/blockbloom/exact_set.h" \
   "$prefix/include/blockbloom/version.h" "$libdir/cmake/blockbloom/blockbloom-config.cmake" \
   "$libdir/cmake/blockbloom/blockbloom-config-version.cmake" "$libdir/cmake/blockbloom/blockbloom-targets.cmake" \
   "$libdir/pkgconfig/blockbloom.pc" "$prefix/bin/blockbloom"; do
@@ -90,7 +91,7 @@ if [[ -z "$missing" ]]; then ok "installed files present"; else fail "installed 
 # Every header but typed.h and the kernel headers it compiles in (blockbloom::typed)
 # includes public headers only; those include nothing of the source tree but
 # each other, blockbloom/ and Highway.
-if grep -rqE '#include *["<](engine/src/|kernels/|hwy/|xxhash)' --exclude=typed.h --exclude-dir=kernels \
+if grep -rqE '#include *["<](engine/src/|garden/src/|verify/src/|kernels/|hwy/|xxhash)' --exclude=typed.h --exclude-dir=kernels \
   "$prefix/include"; then fail "installed headers include private headers"; else
   ok "installed headers include only public headers (typed.h and blockbloom/kernels/ aside)"; fi
 if grep -rhoE '#include *"[^"]*"' "$prefix/include/blockbloom/typed.h" "$prefix/include/blockbloom/kernels" |
@@ -144,8 +145,9 @@ CMAKE
 cat >"$work/components/main.cc" <<'CXX'
 #include <cstdint>
 #include <cstdio>
-#include <blockbloom/exact_set.h>
+#include <blockbloom/verify/exact_set.h>
 #include <blockbloom/garden.h>
+#include <blockbloom/stats.h>  // the old path, forwarding to blockbloom/verify/stats.h for one release
 int main() {
   blockbloom::garden::CountingFilter counting(1 << 12, 4);
   blockbloom::ExactSet exact;

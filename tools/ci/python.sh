@@ -20,7 +20,7 @@ python=${PYTHON:-/usr/bin/python3}
 build=${BLOCKBLOOM_PYTHON_BUILD_DIR:-build/python}
 [[ "$build" == /* ]] && abs_build=$build || abs_build="$root/$build"
 
-tools/install-deps.sh python
+tools/scripts/install-deps.sh python
 if [[ -f "$build/CMakeCache.txt" && "$build" != build/python ]]; then
   # A g++ build made by tools/test.sh: add the extension to it, so the library's
   # objects (position-independent already) are reused, not compiled again.

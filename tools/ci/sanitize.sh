@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BLOCKBLOOM_ASAN_BUILD_DIR:-build/asan}  # shared with the fuzz stage (tools/ci/asan-build.sh)
 tests=(kernels_test layout_test filter_test buffer_test format_test parquet_test rocksdb_format_test fold_test garden_test
-       garden_format_test garden_blocked_counting_test garden_counting_kernels_test model_test)
+       garden_format_test garden_blocked_counting_test garden_counting_kernels_test model_test
+       stats_test)
 BLOCKBLOOM_ASAN_BUILD_DIR=$build tools/ci/asan-build.sh "${tests[@]}" blockbloom_cli
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in "${tests[@]}"; do

@@ -7,7 +7,7 @@
 # key must be found afterwards. The atomic-insert and filter tests run too.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-tools/install-deps.sh fuzz  # clang and its sanitizer runtimes
+tools/scripts/install-deps.sh fuzz  # clang and its sanitizer runtimes
 build=${BLOCKBLOOM_TSAN_BUILD_DIR:-build/tsan}
 flags="-fsanitize=thread -fno-omit-frame-pointer"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \

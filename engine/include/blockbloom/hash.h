@@ -20,7 +20,7 @@ enum class HashKind : uint8_t {
   // path (its measurements: CHANGELOG.md, HashKind::kMulx). One fold
   // (Boost.Bloom's mulx64 mixing of integer keys) spreads sequential keys
   // more evenly than chance and breaks the false-positive model; two meet it
-  // (tests/fpr_test.cc). Keys of any other length hash with XXH3 (seeded),
+  // (tests/verify/fpr_test.cc). Keys of any other length hash with XXH3 (seeded),
   // exactly as "xxh3". Weaker than XXH3 against crafted keys: both folds are
   // cheap to search, so anyone who knows the seed can choose colliding keys;
   // use it for keys no adversary picks.

@@ -25,7 +25,7 @@
 // 0.957% is the textbook mixture of (1 - (1 - 1/B)^(ik))^k (0.9576%,
 // TextbookBlockedFpr), which assumes a key's k probes are distinct. The
 // kernel's probes may coincide, and it measures 0.9669% +- 0.0007% (4 x 10^8
-// probes, tests/fpr_test.cc and `blockbloom verify` hold it to this model).
+// probes, tests/verify/fpr_test.cc and `blockbloom verify` hold it to this model).
 //
 // f_block(i), per layout, from what the kernel really does:
 //  * blocked512 (B = 512) and register64 (B = 64), k bits anywhere: the i keys
