@@ -6,8 +6,10 @@
 // variant: measured, the variant's own formula, z, PASS/FAIL. Standalone (the
 // garden and the CMake lists belong to others this session):
 //
-//   g++ -std=c++20 -O2 -Iengine/include -I. bench/garden_scale.cc build/gcc/libblockbloom.a -lhwy -lxxhash -o build/garden_scale
-//   build/garden_scale [n]      # n defaults to 10^8; about 5-10 minutes on 2 shared cores
+// after `cmake --build build/gcc --target blockbloom blockbloom_garden blockbloom_verify`, one line:
+//   g++ -std=c++20 -O2 -Iengine/include -Igarden/include -Iverify/include -I. -Ibuild/gcc/generated/include bench/garden_scale.cc build/gcc/libblockbloom_garden.a build/gcc/libblockbloom_verify.a build/gcc/libblockbloom.a -lhwy -lxxhash -o build/garden_scale
+//   build/garden_scale [n] [variants]   # n defaults to 10^8; variants a comma list of the names
+//                                       # below (default all); all five at 10^8: ~130 s, 2 vCPU
 //
 // Variants and the formula each is held to (see their headers):
 //   counting       CountingFilter(10 n cells, k = 7, 4-bit).Fpr(n): the classic exact rate over the cells
@@ -15,15 +17,25 @@
 //   a2             A2Filter(12 n bits, 1%).Fpr(): 1 - (1 - f(active)) (1 - f(passive)) after n new keys
 //   stable         StableFilter(n / 10 cells, K = 3, d = 2, P = 10).StableFpr(): Deng & Rafiei's limit,
 //                  after n inserts: 130 cell events per cell, far past Max = 3 (convergence)
+//   blocked_counting  BlockedCountingFilter::ForKeys(n, 1%).Fpr(n) = BlockedCountingFpr(blocks, k, n): the
+//                  "k anywhere in 128 counters" block rate with the probe-word term, mixed over
+//                  Binomial(n, 1/blocks) loads (engine/src/model_internal.h). That function takes
+//                  blocks as equally likely; the kernels' 32-bit block selection (model.h, "Block
+//                  selection") gives two classes, and the row's stderr line prints that rate too
+//                  (the same block rate mixed over the two classes) and its relative difference.
 // Count-min's formula is for over-counts, not membership; it is left to garden_test.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <string>
 
 #include "blockbloom/garden.h"
+#include "blockbloom/model.h"            // CountBlockClasses
+#include "blockbloom/targets.h"          // ActiveTarget
 #include "blockbloom/verify/stats.h"
+#include "engine/src/model_internal.h"   // detail::LoadedBlockMixture, the filter model's own mixture
 
 namespace {
 
@@ -36,6 +48,32 @@ uint64_t Mix64(uint64_t x) {
 
 constexpr double kConfidence = 0.9999;
 constexpr double kRelative = 0.05;
+const auto kStart = std::chrono::steady_clock::now();
+double Elapsed() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - kStart).count(); }
+
+// Whether the variant `name` is selected by the comma list (empty: all).
+bool Selected(const std::string& list, const char* name) {
+  if (list.empty()) return true;
+  const std::string padded = "," + list + ",";
+  return padded.find("," + std::string(name) + ",") != std::string::npos;
+}
+
+// The blocked counting rate with the kernels' block selection (model.h, "Block
+// selection"): the filter's own block rate BlockedCountingBlockFpr (probe-word
+// term included) mixed over Binomial(n, p) loads for each of the two classes
+// of blocks, p = c / 2^32 and (c + 1) / 2^32, weighted by blocks x p.
+double BlockedCountingSelectingFpr(uint64_t blocks, uint32_t k, uint64_t n) {
+  const blockbloom::BlockClasses cls = blockbloom::CountBlockClasses(blocks, 32);
+  const double values = 4294967296.0;
+  const double c = static_cast<double>(cls.values_per_block);
+  const double p_small = c / values, p_big = (c + 1.0) / values;
+  auto block = [k](uint64_t i) { return blockbloom::garden::BlockedCountingBlockFpr(k, i); };
+  double f = static_cast<double>(blocks - cls.big_blocks) * p_small *
+             blockbloom::detail::LoadedBlockMixture(n, p_small, block);
+  if (cls.big_blocks > 0)
+    f += static_cast<double>(cls.big_blocks) * p_big * blockbloom::detail::LoadedBlockMixture(n, p_big, block);
+  return f;
+}
 
 template <typename F, typename Q>
 void Row(const char* name, uint64_t n, F&& model, Q&& query) {
@@ -51,6 +89,7 @@ void Row(const char* name, uint64_t n, F&& model, Q&& query) {
               100.0 * static_cast<double>(c.accept.lo) / static_cast<double>(probes),
               100.0 * static_cast<double>(c.accept.hi) / static_cast<double>(probes), c.pass ? "PASS" : "FAIL");
   std::fflush(stdout);
+  std::fprintf(stderr, "%s: done at %.1f s\n", name, Elapsed());
 }
 
 }  // namespace
@@ -59,21 +98,24 @@ int main(int argc, char** argv) {
   using namespace blockbloom;
   using namespace blockbloom::garden;
   const uint64_t n = argc > 1 ? static_cast<uint64_t>(std::strtod(argv[1], nullptr)) : 100'000'000;
+  const std::string only = argc > 2 ? argv[2] : "";
+  std::fprintf(stderr, "target %.*s, n %llu\n", static_cast<int>(ActiveTarget().size()), ActiveTarget().data(),
+               static_cast<unsigned long long>(n));
   std::printf("| variant | n | probes | measured | formula | z | 99.99%% interval | result |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-  {
+  if (Selected(only, "counting")) {
     CountingFilter f(10 * n, 7);
     for (uint64_t i = 0; i < n; ++i) f.Insert(Mix64(i));
     Row("counting (10 cells/key, k = 7, 4-bit)", n, [&] { return f.Fpr(n); }, [&](uint64_t key) { return f.MayContain(key); });
   }
-  {
+  if (Selected(only, "scalable")) {
     ScalableFilter::Options o;
     ScalableFilter f(std::max<uint64_t>(1, n / 64), 0.01, o);
     for (uint64_t i = 0; i < n; ++i) f.Insert(Mix64(i));
     std::fprintf(stderr, "scalable: %zu slices, %llu keys added\n", f.slices(), static_cast<unsigned long long>(f.inserted()));
     Row("scalable (n0 = n/64, 1%, s = 2, r = 0.85)", n, [&] { return f.Fpr(); }, [&](uint64_t key) { return f.MayContain(key); });
   }
-  {
+  if (Selected(only, "a2")) {
     A2Filter f(12 * n, 0.01);
     for (uint64_t i = 0; i < n; ++i) f.Insert(Mix64(i));
     std::fprintf(stderr, "a2: k %u capacity %llu swaps %llu active %llu passive %llu\n", f.k(),
@@ -81,11 +123,28 @@ int main(int argc, char** argv) {
                  static_cast<unsigned long long>(f.active_count()), static_cast<unsigned long long>(f.passive_count()));
     Row("a2 (12 bits/key, 1%)", n, [&] { return f.Fpr(); }, [&](uint64_t key) { return f.MayContain(key); });
   }
-  {
+  if (Selected(only, "stable")) {
     StableFilter f(std::max<uint64_t>(1000, n / 10), 3, 2, 10);
     for (uint64_t i = 0; i < n; ++i) f.Insert(Mix64(i));
     Row("stable (n/10 cells, K = 3, d = 2, P = 10)", n, [&] { return f.StableFpr(); },
         [&](uint64_t key) { return f.MayContain(key); });
   }
+  if (Selected(only, "blocked_counting")) {
+    auto f = BlockedCountingFilter::ForKeys(n, 0.01);
+    for (uint64_t i = 0; i < n; ++i) f.Insert(Mix64(i));
+    const double uniform = f.Fpr(n);
+    const double selecting = BlockedCountingSelectingFpr(f.blocks(), f.k(), n);
+    std::fprintf(stderr,
+                 "blocked_counting: blocks %llu k %u (%.2f counters/key, %.1f MB), inserted %llu, saturations %llu, "
+                 "saturated cells %llu; Fpr(n) %.6f%%, with block selection %.6f%% (relative %+.2e)\n",
+                 static_cast<unsigned long long>(f.blocks()), f.k(),
+                 128.0 * static_cast<double>(f.blocks()) / static_cast<double>(n), f.byte_size() / 1e6,
+                 static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(f.saturations()),
+                 static_cast<unsigned long long>(f.SaturatedCells()), uniform * 100, selecting * 100,
+                 selecting / uniform - 1.0);
+    Row("blocked counting (ForKeys(n, 1%), 4-bit)", n, [&] { return f.Fpr(n); },
+        [&](uint64_t key) { return f.MayContain(key); });
+  }
+  std::fprintf(stderr, "total %.1f s\n", Elapsed());
   return 0;
 }
