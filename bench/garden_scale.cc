@@ -18,11 +18,9 @@
 //   stable         StableFilter(n / 10 cells, K = 3, d = 2, P = 10).StableFpr(): Deng & Rafiei's limit,
 //                  after n inserts: 130 cell events per cell, far past Max = 3 (convergence)
 //   blocked_counting  BlockedCountingFilter::ForKeys(n, 1%).Fpr(n) = BlockedCountingFpr(blocks, k, n): the
-//                  "k anywhere in 128 counters" block rate with the probe-word term, mixed over
-//                  Binomial(n, 1/blocks) loads (engine/src/model_internal.h). That function takes
-//                  blocks as equally likely; the kernels' 32-bit block selection (model.h, "Block
-//                  selection") gives two classes, and the row's stderr line prints that rate too
-//                  (the same block rate mixed over the two classes) and its relative difference.
+//                  "k anywhere in 128 counters" block rate with the probe-word term, mixed over the
+//                  block loads of the kernels' 32-bit block selection (two classes of blocks, model.h
+//                  "Block selection"), by the engine's own mixture (engine/src/model_internal.h).
 // Count-min's formula is for over-counts, not membership; it is left to garden_test.
 #include <cmath>
 #include <cstdint>
@@ -35,7 +33,6 @@
 #include "blockbloom/model.h"            // CountBlockClasses
 #include "blockbloom/targets.h"          // ActiveTarget
 #include "blockbloom/verify/stats.h"
-#include "engine/src/model_internal.h"   // detail::LoadedBlockMixture, the filter model's own mixture
 
 namespace {
 
@@ -56,23 +53,6 @@ bool Selected(const std::string& list, const char* name) {
   if (list.empty()) return true;
   const std::string padded = "," + list + ",";
   return padded.find("," + std::string(name) + ",") != std::string::npos;
-}
-
-// The blocked counting rate with the kernels' block selection (model.h, "Block
-// selection"): the filter's own block rate BlockedCountingBlockFpr (probe-word
-// term included) mixed over Binomial(n, p) loads for each of the two classes
-// of blocks, p = c / 2^32 and (c + 1) / 2^32, weighted by blocks x p.
-double BlockedCountingSelectingFpr(uint64_t blocks, uint32_t k, uint64_t n) {
-  const blockbloom::BlockClasses cls = blockbloom::CountBlockClasses(blocks, 32);
-  const double values = 4294967296.0;
-  const double c = static_cast<double>(cls.values_per_block);
-  const double p_small = c / values, p_big = (c + 1.0) / values;
-  auto block = [k](uint64_t i) { return blockbloom::garden::BlockedCountingBlockFpr(k, i); };
-  double f = static_cast<double>(blocks - cls.big_blocks) * p_small *
-             blockbloom::detail::LoadedBlockMixture(n, p_small, block);
-  if (cls.big_blocks > 0)
-    f += static_cast<double>(cls.big_blocks) * p_big * blockbloom::detail::LoadedBlockMixture(n, p_big, block);
-  return f;
 }
 
 template <typename F, typename Q>
@@ -132,16 +112,13 @@ int main(int argc, char** argv) {
   if (Selected(only, "blocked_counting")) {
     auto f = BlockedCountingFilter::ForKeys(n, 0.01);
     for (uint64_t i = 0; i < n; ++i) f.Insert(Mix64(i));
-    const double uniform = f.Fpr(n);
-    const double selecting = BlockedCountingSelectingFpr(f.blocks(), f.k(), n);
     std::fprintf(stderr,
                  "blocked_counting: blocks %llu k %u (%.2f counters/key, %.1f MB), inserted %llu, saturations %llu, "
-                 "saturated cells %llu; Fpr(n) %.6f%%, with block selection %.6f%% (relative %+.2e)\n",
+                 "saturated cells %llu; Fpr(n) %.6f%%\n",
                  static_cast<unsigned long long>(f.blocks()), f.k(),
                  128.0 * static_cast<double>(f.blocks()) / static_cast<double>(n), f.byte_size() / 1e6,
                  static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(f.saturations()),
-                 static_cast<unsigned long long>(f.SaturatedCells()), uniform * 100, selecting * 100,
-                 selecting / uniform - 1.0);
+                 static_cast<unsigned long long>(f.SaturatedCells()), f.Fpr(n) * 100);
     Row("blocked counting (ForKeys(n, 1%), 4-bit)", n, [&] { return f.Fpr(n); },
         [&](uint64_t key) { return f.MayContain(key); });
   }

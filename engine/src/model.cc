@@ -38,8 +38,6 @@ std::string FormatRate(double rate) {
 
 // 2^-64: the chance two uniform 64-bit hashes are equal.
 constexpr double kTwoPowMinus64 = kTwoPowMinus32 * kTwoPowMinus32;
-// The kernels pick the block from the hash's high 32 bits (kernels::BlockIndex).
-constexpr unsigned kBlockSelectBits = 32;
 
 // One bit per zone of `zone_bits`, `zones` zones: (1 - (1 - 1/zone_bits)^i)^zones.
 double ZonedBlockFpr(uint32_t zones, uint32_t zone_bits, uint64_t i) {
@@ -74,25 +72,6 @@ class BlockModel {
   AnywhereBlock anywhere_;  // the kAnywhere layouts only
 };
 
-// E[f_block(load)] for a block every key lands in with probability p, the
-// limit form past kSaturatedLoad keys per block.
-double LoadedBlockFpr(const BlockModel& block, uint64_t n, double p) { return detail::LoadedBlockMixture(n, p, block); }
-
-// The blocked rate with block index (h * b) >> w for h uniform on 2^w values
-// (model.h, "Block selection"): two classes of blocks.
-double SelectedBlocksFpr(const BlockModel& block, uint64_t num_blocks, uint64_t n, unsigned select_bits) {
-  const BlockClasses cls = CountBlockClasses(num_blocks, select_bits);
-  const double values = std::ldexp(1.0, static_cast<int>(select_bits));
-  const double c = static_cast<double>(cls.values_per_block);
-  const double p_small = c / values, p_big = (c + 1.0) / values;
-  const double small_blocks = static_cast<double>(num_blocks - cls.big_blocks);
-  const double big_blocks = static_cast<double>(cls.big_blocks);
-  // Weights: the chance the query's block is in the class = blocks x p; they sum to 1.
-  double f = small_blocks * p_small * LoadedBlockFpr(block, n, p_small);
-  if (cls.big_blocks > 0) f += big_blocks * p_big * LoadedBlockFpr(block, n, p_big);
-  return std::clamp(f, 0.0, 1.0);
-}
-
 }  // namespace
 
 BlockClasses CountBlockClasses(uint64_t num_blocks, unsigned select_bits) {
@@ -109,7 +88,7 @@ double PredictBlockedFprSelecting(Layout layout, uint64_t num_blocks, uint32_t k
   if (layout == Layout::kClassic) Invalid("PredictBlockedFprSelecting: layout classic has no blocks");
   CheckShape(layout, 1, k);
   if (n == 0) return 0.0;
-  return SelectedBlocksFpr(BlockModel(layout, k), num_blocks, n, select_bits);
+  return detail::SelectedBlocksMixture(BlockModel(layout, k), num_blocks, n, select_bits);
 }
 }  // namespace detail
 
@@ -117,7 +96,7 @@ double PredictFprUniformBlocks(Layout layout, uint64_t num_blocks, uint32_t k, u
   CheckShape(layout, num_blocks, k);
   if (n == 0) return 0.0;
   if (layout == Layout::kClassic) return PredictFpr(layout, num_blocks, k, n);
-  return std::clamp(LoadedBlockFpr(BlockModel(layout, k), n, 1.0 / static_cast<double>(num_blocks)), 0.0, 1.0);
+  return std::clamp(detail::LoadedBlockMixture(n, 1.0 / static_cast<double>(num_blocks), BlockModel(layout, k)), 0.0, 1.0);
 }
 
 double ClassicFprExact(double m, double n, double k) {
@@ -144,7 +123,7 @@ double PredictFpr(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
     const double same_hash = -std::expm1(static_cast<double>(n) * std::log1p(-kTwoPowMinus64));
     return std::clamp(f + (1.0 - f) * same_hash, 0.0, 1.0);
   }
-  return SelectedBlocksFpr(BlockModel(layout, k), num_blocks, n, kBlockSelectBits);
+  return detail::SelectedBlocksMixture(BlockModel(layout, k), num_blocks, n, detail::kBlockSelectBits);
 }
 
 double TextbookBlockedFpr(uint32_t block_bits, uint32_t k, double bits_per_key) {

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "blockbloom/model.h"
+
 namespace blockbloom::detail {
 
 // The "k bits anywhere in B" block rate, from what the kernel does: each of
@@ -144,6 +146,27 @@ template <typename G>
 double LoadedBlockMixture(uint64_t n, double p, G&& g) {
   if (static_cast<double>(n) * p >= kSaturatedLoad) return 1.0;
   return BinomialMixture(n, p, g);
+}
+
+// The kernels pick the block from the hash's high 32 bits (kernels::BlockIndex,
+// the garden's counting kernels too).
+inline constexpr unsigned kBlockSelectBits = 32;
+
+// The blocked rate with block index (h * b) >> w for h uniform on 2^w values
+// (model.h, "Block selection"): two classes of blocks (CountBlockClasses),
+// each a LoadedBlockMixture of the block rate g at its own landing chance.
+template <typename G>
+double SelectedBlocksMixture(const G& g, uint64_t num_blocks, uint64_t n, unsigned select_bits) {
+  const BlockClasses cls = CountBlockClasses(num_blocks, select_bits);
+  const double values = std::ldexp(1.0, static_cast<int>(select_bits));
+  const double c = static_cast<double>(cls.values_per_block);
+  const double p_small = c / values, p_big = (c + 1.0) / values;
+  const double small_blocks = static_cast<double>(num_blocks - cls.big_blocks);
+  const double big_blocks = static_cast<double>(cls.big_blocks);
+  // Weights: the chance the query's block is in the class = blocks x p; they sum to 1.
+  double f = small_blocks * p_small * LoadedBlockMixture(n, p_small, g);
+  if (cls.big_blocks > 0) f += big_blocks * p_big * LoadedBlockMixture(n, p_big, g);
+  return std::clamp(f, 0.0, 1.0);
 }
 
 }  // namespace blockbloom::detail

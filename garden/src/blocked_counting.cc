@@ -64,9 +64,11 @@ double BlockedCountingFpr(uint64_t blocks, uint32_t k, uint64_t n) {
   if (n == 0) return 0.0;
   const AnywhereBlock128 block(k);
   if (blocks == 1) return block(n);
-  // Capped and totaled as the engine's model: at most ~20k block rates for any
-  // n up to 2^64 - 1, and 1 from 65536 keys a block on.
-  return detail::LoadedBlockMixture(n, 1.0 / static_cast<double>(blocks), block);
+  // The engine's model: the block is picked from the hash's high 32 bits as the
+  // filter's are (two classes of blocks, model.h "Block selection"), each
+  // class's load mixture capped and totaled the same way (at most ~20k block
+  // rates for any n up to 2^64 - 1, and 1 from 65536 keys a block on).
+  return detail::SelectedBlocksMixture(block, blocks, n, detail::kBlockSelectBits);
 }
 
 double BlockedCountingCounterTail(uint64_t blocks, uint32_t k, uint64_t n, uint64_t j) {

@@ -13,6 +13,7 @@
 
 #include "blockbloom/garden.h"
 #include "blockbloom/verify/stats.h"
+#include "engine/src/model_internal.h"
 #include "kernels/counting.h"
 #include "kernels/kernels.h"
 
@@ -132,6 +133,25 @@ TEST(GardenBlockedCounting, FalsePositiveRateMatchesTheModel) {
     std::printf("[ measured ] blocked counting k=%u: %.5f, predicted %.5f\n", k, c.rate(), predicted);
     EXPECT_TRUE(c.pass) << "k=" << k << " measured " << c.rate() << " predicted " << predicted;
   }
+}
+
+// The kernels pick the block from the hash's high 32 bits, so unless the
+// block count divides 2^32 some blocks take one more hash value than others
+// (model.h, "Block selection"); the rate is the engine's two-class mixture,
+// not the equally-likely-blocks one. With 3 * 2^30 blocks a third of them
+// take twice the keys of the rest, and the rate is clearly above the uniform
+// form; with 2^20 blocks every block is equally likely and the two agree.
+TEST(GardenBlockedCounting, TheModelPicksBlocksAsTheKernelsDo) {
+  const uint32_t k = 6;
+  auto uniform = [k](uint64_t blocks, uint64_t n) {
+    return blockbloom::detail::LoadedBlockMixture(
+        n, 1.0 / static_cast<double>(blocks), [k](uint64_t i) { return garden::BlockedCountingBlockFpr(k, i); });
+  };
+  const uint64_t even = uint64_t{1} << 20, uneven = uint64_t{3} << 30;
+  EXPECT_NEAR(garden::BlockedCountingFpr(even, k, 10 * even), uniform(even, 10 * even), 1e-12);
+  const double selecting = garden::BlockedCountingFpr(uneven, k, 10 * uneven);
+  const double equal = uniform(uneven, 10 * uneven);
+  EXPECT_GT(selecting, equal * 1.05) << selecting << " vs " << equal;
 }
 
 TEST(GardenBlockedCounting, CounterLoadsFollowTheBinomialModel) {
