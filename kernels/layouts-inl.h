@@ -10,8 +10,10 @@
 // `template <Access> static bool Probe(const FilterRef&, uint64_t hash)`) and
 // the per-target probe chooser HWY_NAMESPACE::Name (with
 // `static auto Visit(const FilterRef&, Fn)` calling Fn with the probe type),
-// both in kernels/<name>-inl.h. A layout missing here fails
-// tests/layout_test.cc (its keys would never be found).
+// both in kernels/<name>-inl.h. A layout missing here fails the build: the
+// switches over the layout in kernels/reference.cc and kernels/kernels.cc have
+// no default (-Wswitch). CMakeLists.txt reads the includes below to install
+// each layout's file for blockbloom::typed: keep one include a line.
 #include "kernels/blocked512-inl.h"
 #include "kernels/classic-inl.h"
 #include "kernels/register64-inl.h"

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "blockbloom/filter.h"
@@ -356,23 +357,30 @@ TEST(GoldenSchema, FilterBytesArePinned) {
       {Layout::kRegister64, 5, 0xe0622d79387429b8},
       {Layout::kClassic, 7, 0xdd9f0b9533d7de95},
   };
-  // Every layout has its entry (a new layout must add one: "Adding a layout").
-  for (Layout l : kAllLayouts) {
-    EXPECT_TRUE(std::any_of(std::begin(golden), std::end(golden), [&](const Golden& g) { return g.layout == l; }))
-        << LayoutName(l) << " has no golden entry";
-  }
-  std::string fresh;
-  bool ok = true;
-  for (const Golden& g : golden) {
-    Filter f = Filter::WithBits(g.layout, 1 << 14, g.k, HashKind::kXxh3, 0x5eed);
+  // The line of the table for one filter, with the bytes it has now.
+  const auto line_for = [](Layout layout, uint32_t k) {
+    Filter f = Filter::WithBits(layout, 1 << 14, k, HashKind::kXxh3, 0x5eed);
     for (uint64_t i = 0; i < 1000; ++i) f.Insert(i);
     for (uint64_t i = 0; i < 200; ++i) f.Insert(std::string_view("key-" + std::to_string(i)));
     const uint64_t got = XXH3_64bits(f.data(), f.byte_size());
     char line[160];
-    std::string name(LayoutName(g.layout));
+    std::string name(LayoutName(layout));
     name[0] = static_cast<char>(name[0] - 'a' + 'A');  // blocked512 -> kBlocked512
-    std::snprintf(line, sizeof line, "      {Layout::k%s, %u, 0x%016llx},\n", name.c_str(),
-                  g.k, static_cast<unsigned long long>(got));
+    std::snprintf(line, sizeof line, "      {Layout::k%s, %u, 0x%016llx},\n", name.c_str(), k,
+                  static_cast<unsigned long long>(got));
+    return std::make_pair(got, std::string(line));
+  };
+  // Every layout has its entry (a new layout must add one: "Adding a layout"); the failure prints
+  // the line to paste, at the layout's largest k.
+  for (Layout l : kAllLayouts) {
+    EXPECT_TRUE(std::any_of(std::begin(golden), std::end(golden), [&](const Golden& g) { return g.layout == l; }))
+        << LayoutName(l) << " has no golden entry. Paste into the table above:\n"
+        << line_for(l, LayoutMaxK(l)).second;
+  }
+  std::string fresh;
+  bool ok = true;
+  for (const Golden& g : golden) {
+    const auto [got, line] = line_for(g.layout, g.k);
     fresh += line;
     ok &= got == g.payload_xxh3;
   }

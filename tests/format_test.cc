@@ -570,7 +570,8 @@ TEST(Golden, Version1FilesArePinned) {
         std::string(BLOCKBLOOM_SOURCE_DIR) + "/tests/golden/v1_" + std::string(LayoutName(layout)) + ".bbf";
     const Filter f = GoldenFilter(layout);
     if (regenerate) SaveFilter(f, path);
-    ASSERT_TRUE(fs::exists(path)) << "missing golden file " << path;
+    ASSERT_TRUE(fs::exists(path)) << "missing golden file " << path << " (a new layout: write it with "
+                                   << "BLOCKBLOOM_REGENERATE_GOLDEN=1 <build>/tests/format_test --gtest_filter=Golden.*)";
     EXPECT_EQ(SerializeFilter(f), ReadAll(path))
         << "the bytes of a format-version-" << kFormatVersion << " " << LayoutName(layout)
         << " file changed. If intended, bump kFormatVersion (format.h) and regenerate with "

@@ -7,6 +7,7 @@
 // empty filter, and string keys.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #if defined(__aarch64__)
@@ -89,6 +90,16 @@ void ExpectSameAsKernels(RunFn run) {
     EXPECT_EQ(got.inserted(), keys.size());
     EXPECT_EQ(out, want_out);
     EXPECT_EQ(out_hash, want_out);
+  }
+}
+
+// A layout added to kLayoutTraits but not to BLOCKBLOOM_TYPED_CASES (tests/typed_cases.h) would go
+// untested through typed.h: every layout has at least one case.
+TEST(Typed, EveryLayoutHasACase) {
+  const std::vector<Case> cases = Cases();
+  for (Layout l : kAllLayouts) {
+    EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.layout == l; }))
+        << LayoutName(l) << " has no case in BLOCKBLOOM_TYPED_CASES (tests/typed_cases.h)";
   }
 }
 

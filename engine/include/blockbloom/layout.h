@@ -2,15 +2,16 @@
 // Filter layouts: the names users see in the API, the CLI, the file format and
 // the reports, and one table of facts per layout (LayoutTraits).
 //
-// Each layout lives in three places, and a test fails if one is forgotten
-// (tests/layout_test.cc, "Adding a layout" in CONTRIBUTING.md):
+// Each layout lives in three places, and the build or a test fails if one is
+// forgotten (tests/layout_test.cc, "Adding a layout" in CONTRIBUTING.md):
 //   1. its row in kLayoutTraits below (the facts),
 //   2. its mechanism: kernels/<name>-inl.h holds its scalar reference probe
 //      (the definition of its bits) beside its per-target SIMD probe, listed
 //      once in kernels/layouts-inl.h,
-//   3. its formulas: the false-positive rate in engine/src/model.cc
-//      (BlockModel) and the fill-to-keys estimate in engine/src/fold.cc,
-// plus one golden entry in tests/filter_test.cc pinning its bytes.
+//   3. its formulas: the row's ProbeSpread, which the false-positive rate in
+//      engine/src/model.cc (BlockModel) and the fill-to-keys estimate in
+//      engine/src/fold.cc read (only a new ProbeSpread adds a case to each),
+// plus its golden entry (tests/filter_test.cc, tests/golden/) pinning its bytes.
 // CONTRIBUTING.md lists every other place that names a layout and what checks it.
 #ifndef BLOCKBLOOM_LAYOUT_H_
 #define BLOCKBLOOM_LAYOUT_H_
