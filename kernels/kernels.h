@@ -27,10 +27,12 @@
 
 namespace blockbloom::kernels {
 
-// Keys are hashed in chunks of this many, in the kernels (fused hash + probe)
-// and in the engine (strings, XXH64, atomic inserts) alike: 4 KiB of hashes
-// per buffer, two buffers, so both stay in L1 (32 KiB) beside the look-ahead's
-// lines; large enough to amortize the loop and the dispatched call.
+// Keys the engine hashes itself (strings, XXH64, atomic inserts, the
+// many-filter probe) are hashed in chunks of this many: 4 KiB of hashes per
+// buffer, two buffers, so both stay in L1 (32 KiB) beside the look-ahead's
+// lines; large enough to amortize the loop and the dispatched call. (uint64
+// keys under XXH3 are hashed inside the kernels, interleaved with the probes:
+// kernels/pipeline-inl.h.)
 inline constexpr size_t kHashChunk = 512;
 
 // What a kernel sees of a filter.

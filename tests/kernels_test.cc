@@ -66,9 +66,11 @@ class Kernels : public ::testing::TestWithParam<const Ops*> {
   const Ops& ops() const { return *GetParam(); }
 };
 
-// Sizes that straddle every lane count (1..16 u32 lanes, 1..8 u64) and the
-// pipeline's chunk (512) and look-ahead (128) boundaries.
-const size_t kSizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 127, 128, 129, 511, 512, 513, 1000, 4099};
+// Sizes that straddle every lane count (1..16 u32 lanes, 1..8 u64), the
+// engine's hash chunk (512) and the kernels' look-ahead (128) plus one and
+// two 8-key steps (kernels/pipeline-inl.h: 136, 144).
+const size_t kSizes[] = {0,   1,   2,   3,   4,   5,   7,   8,   9,   15,  16,  17,   31,  33,
+                         127, 128, 129, 135, 136, 137, 143, 144, 145, 511, 512, 513, 1000, 4099};
 
 TEST_P(Kernels, HashMatchesLibxxhash) {
   const auto keys = RandomKeys(4099, 1);
@@ -193,6 +195,35 @@ TEST_P(Kernels, AheadAndAtomicEntryPointsMatchReference) {
         expect += want;
       }
       EXPECT_EQ(hits, expect);
+    }
+  }
+}
+
+// The prefetching key pipeline at every boundary of its ring: the look-ahead
+// (128), a step (8) on either side of it, the keys' own prefetch (512 ahead).
+TEST_P(Kernels, PrefetchingKeyPipelineMatchesReferenceAtEveryBoundary) {
+  const auto keys = RandomKeys(6000, 8);
+  for (Layout l : kAllLayouts) {
+    const uint32_t k = Ks(l)[Ks(l).size() / 2];
+    const uint64_t num_blocks = l == Layout::kClassic ? (uint64_t{1} << 23) + 13
+                                                     : ((uint64_t{1} << 23) + 13) / LayoutBlockBits(l);
+    for (size_t n : kSizes) {
+      if (n + 3000 > keys.size()) continue;
+      Payload ref(l, num_blocks, k), got(l, num_blocks, k);
+      for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(keys[i], 7));
+      ops().insert_keys(got.Ref(), keys.data(), n, 7);
+      ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l) << " n=" << n;
+      std::vector<uint8_t> out(n + 1, 9);
+      size_t expect = 0;
+      const size_t hits = ops().query_keys(got.Ref(), keys.data() + 3000 - n / 2, n, 7, out.data());
+      for (size_t i = 0; i < n; ++i) {
+        const bool want =
+            kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(keys[3000 - n / 2 + i], 7));
+        ASSERT_EQ(out[i], want ? 1 : 0) << "layout " << int(l) << " n=" << n << " i=" << i;
+        expect += want;
+      }
+      EXPECT_EQ(hits, expect);
+      EXPECT_EQ(out[n], 9);
     }
   }
 }
