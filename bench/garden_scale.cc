@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "blocked_counting: blocks %llu k %u (%.2f counters/key, %.1f MB), inserted %llu, saturations %llu, "
                  "saturated cells %llu; Fpr(n) %.6f%%\n",
-                 static_cast<unsigned long long>(f.blocks()), f.k(),
-                 128.0 * static_cast<double>(f.blocks()) / static_cast<double>(n), f.byte_size() / 1e6,
+                 static_cast<unsigned long long>(f.num_blocks()), f.k(),
+                 128.0 * static_cast<double>(f.num_blocks()) / static_cast<double>(n), f.byte_size() / 1e6,
                  static_cast<unsigned long long>(f.inserted()), static_cast<unsigned long long>(f.saturations()),
                  static_cast<unsigned long long>(f.SaturatedCells()), f.Fpr(n) * 100);
     Row("blocked counting (ForKeys(n, 1%), 4-bit)", n, [&] { return f.Fpr(n); },

@@ -47,8 +47,8 @@ class AnywhereBlock128 {
   detail::AnywhereBlock block_;
 };
 
-void CheckShape(uint64_t blocks, uint32_t k) {
-  CheckRange("blocks", blocks, 1, BlockedCountingFilter::kMaxBlocks);
+void CheckShape(uint64_t num_blocks, uint32_t k) {
+  CheckRange("num_blocks", num_blocks, 1, BlockedCountingFilter::kMaxBlocks);
   CheckRange("k", k, 1, BlockedCountingFilter::kMaxK);
 }
 
@@ -59,28 +59,28 @@ double BlockedCountingBlockFpr(uint32_t k, uint64_t i) {
   return AnywhereBlock128(k)(i);
 }
 
-double BlockedCountingFpr(uint64_t blocks, uint32_t k, uint64_t n) {
-  CheckShape(blocks, k);
+double BlockedCountingFpr(uint64_t num_blocks, uint32_t k, uint64_t n) {
+  CheckShape(num_blocks, k);
   if (n == 0) return 0.0;
   const AnywhereBlock128 block(k);
-  if (blocks == 1) return block(n);
+  if (num_blocks == 1) return block(n);
   // The engine's model: the block is picked from the hash's high 32 bits as the
   // filter's are (two classes of blocks, model.h "Block selection"), each
   // class's load mixture capped and totaled the same way (at most ~20k block
   // rates for any n up to 2^64 - 1, and 1 from 65536 keys a block on).
-  return detail::SelectedBlocksMixture(block, blocks, n, detail::kBlockSelectBits);
+  return detail::SelectedBlocksMixture(block, num_blocks, n, detail::kBlockSelectBits);
 }
 
-double BlockedCountingCounterTail(uint64_t blocks, uint32_t k, uint64_t n, uint64_t j) {
-  CheckShape(blocks, k);
+double BlockedCountingCounterTail(uint64_t num_blocks, uint32_t k, uint64_t n, uint64_t j) {
+  CheckShape(num_blocks, k);
   // One key hits a given counter with probability q / blocks, q = 1 - (1 - 1/128)^k:
   // Binomial(n, q / blocks), which CounterTailExact computes as Binomial(n * 1, 1 / m).
   const double q = -std::expm1(k * std::log1p(-1.0 / kB));
-  return CounterTailExact(static_cast<double>(blocks) / q, static_cast<double>(n), 1.0, j);
+  return CounterTailExact(static_cast<double>(num_blocks) / q, static_cast<double>(n), 1.0, j);
 }
 
-double BlockedCountingSaturation(uint64_t blocks, uint32_t k, uint64_t n) {
-  return BlockedCountingCounterTail(blocks, k, n, BlockedCountingFilter::kMaxCount);
+double BlockedCountingSaturation(uint64_t num_blocks, uint32_t k, uint64_t n) {
+  return BlockedCountingCounterTail(num_blocks, k, n, BlockedCountingFilter::kMaxCount);
 }
 
 BlockedCountingParams SolveBlockedCounting(uint64_t n, double fpr) {
@@ -103,9 +103,9 @@ BlockedCountingParams SolveBlockedCounting(uint64_t n, double fpr) {
       }
     }
     const double rate = BlockedCountingFpr(hi, k, n);
-    if (best.blocks == 0 || hi < best.blocks || (hi == best.blocks && rate < best.fpr)) best = {hi, k, rate};
+    if (best.num_blocks == 0 || hi < best.num_blocks || (hi == best.num_blocks && rate < best.fpr)) best = {hi, k, rate};
   }
-  if (best.blocks == 0)
+  if (best.num_blocks == 0)
     Invalid("fpr = " + std::to_string(fpr) + " at n = " + std::to_string(n) +
             " keys is beyond any blocked counting filter of at most 2^32 blocks: expected a larger fpr");
   return best;
@@ -113,9 +113,9 @@ BlockedCountingParams SolveBlockedCounting(uint64_t n, double fpr) {
 
 // ---- The filter ----------------------------------------------------------------------
 
-BlockedCountingFilter::BlockedCountingFilter(uint64_t blocks, uint32_t k, HashKind hash, uint64_t seed)
-    : blocks_(blocks), k_(k), hasher_{hash, seed} {
-  CheckShape(blocks, k);
+BlockedCountingFilter::BlockedCountingFilter(uint64_t num_blocks, uint32_t k, HashKind hash, uint64_t seed)
+    : num_blocks_(num_blocks), k_(k), hasher_{hash, seed} {
+  CheckShape(num_blocks, k);
   const detail::LineMemory m = detail::AllocateLines(byte_size());
   lines_ = m.data;
   mapped_ = m.mapped;
@@ -123,12 +123,12 @@ BlockedCountingFilter::BlockedCountingFilter(uint64_t blocks, uint32_t k, HashKi
 
 BlockedCountingFilter BlockedCountingFilter::ForKeys(uint64_t n, double fpr, HashKind hash, uint64_t seed) {
   const BlockedCountingParams p = SolveBlockedCounting(n, fpr);
-  return BlockedCountingFilter(p.blocks, p.k, hash, seed);
+  return BlockedCountingFilter(p.num_blocks, p.k, hash, seed);
 }
 
 // A copy of an empty (moved-from) filter is empty too.
 BlockedCountingFilter::BlockedCountingFilter(const BlockedCountingFilter& o)
-    : blocks_(o.blocks_), k_(o.k_), hasher_(o.hasher_), inserted_(o.inserted_), saturations_(o.saturations_) {
+    : num_blocks_(o.num_blocks_), k_(o.k_), hasher_(o.hasher_), inserted_(o.inserted_), saturations_(o.saturations_) {
   if (o.empty()) return;
   const detail::LineMemory m = detail::AllocateLines(byte_size());
   lines_ = m.data;
@@ -145,14 +145,14 @@ BlockedCountingFilter& BlockedCountingFilter::operator=(const BlockedCountingFil
 }
 
 BlockedCountingFilter::BlockedCountingFilter(BlockedCountingFilter&& o) noexcept
-    : blocks_(std::exchange(o.blocks_, 0)), k_(o.k_), hasher_(o.hasher_), lines_(std::exchange(o.lines_, nullptr)),
+    : num_blocks_(std::exchange(o.num_blocks_, 0)), k_(o.k_), hasher_(o.hasher_), lines_(std::exchange(o.lines_, nullptr)),
       mapped_(std::exchange(o.mapped_, false)), inserted_(std::exchange(o.inserted_, 0)),
       saturations_(std::exchange(o.saturations_, 0)) {}
 
 BlockedCountingFilter& BlockedCountingFilter::operator=(BlockedCountingFilter&& o) noexcept {
   if (this != &o) {
     if (lines_ != nullptr) detail::FreeLines({lines_, byte_size(), mapped_});
-    blocks_ = std::exchange(o.blocks_, 0);
+    num_blocks_ = std::exchange(o.num_blocks_, 0);
     k_ = o.k_;
     hasher_ = o.hasher_;
     lines_ = std::exchange(o.lines_, nullptr);
@@ -168,7 +168,7 @@ BlockedCountingFilter::~BlockedCountingFilter() {
 }
 
 namespace {
-kc::CountingRef Ref(uint8_t* lines, uint64_t blocks, uint32_t k) { return {lines, blocks, k}; }
+kc::CountingRef Ref(uint8_t* lines, uint64_t num_blocks, uint32_t k) { return {lines, num_blocks, k}; }
 
 void CheckOutSize(size_t n, size_t out) {
   if (out < n)
@@ -187,38 +187,38 @@ constexpr size_t kHashChunk = 1024;
 // and its queries answer 0 here.
 void BlockedCountingFilter::InsertHash(uint64_t hash) {
   if (empty()) ThrowMovedFrom("blocked counting filter");
-  saturations_ += kc::ActiveCounting().insert(Ref(lines_, blocks_, k_), &hash, 1);
+  saturations_ += kc::ActiveCounting().insert(Ref(lines_, num_blocks_, k_), &hash, 1);
   ++inserted_;
 }
 bool BlockedCountingFilter::RemoveHash(uint64_t hash) {
   if (empty()) ThrowMovedFrom("blocked counting filter");
   uint8_t r = 0;
-  kc::ActiveCounting().remove(Ref(lines_, blocks_, k_), &hash, 1, &r);
+  kc::ActiveCounting().remove(Ref(lines_, num_blocks_, k_), &hash, 1, &r);
   inserted_ -= r && inserted_ > 0;
   return r != 0;
 }
 bool BlockedCountingFilter::MayContainHash(uint64_t hash) const {
   if (empty()) return false;
   uint8_t r = 0;
-  kc::ActiveCounting().query(Ref(lines_, blocks_, k_), &hash, 1, &r);
+  kc::ActiveCounting().query(Ref(lines_, num_blocks_, k_), &hash, 1, &r);
   return r != 0;
 }
 uint32_t BlockedCountingFilter::CountHash(uint64_t hash) const {
   if (empty()) return 0;
   uint8_t r = 0;
-  kc::ActiveCounting().count(Ref(lines_, blocks_, k_), &hash, 1, &r);
+  kc::ActiveCounting().count(Ref(lines_, num_blocks_, k_), &hash, 1, &r);
   return r;
 }
 
 void BlockedCountingFilter::InsertHashBatch(std::span<const uint64_t> hashes) {
   if (empty()) ThrowMovedFrom("blocked counting filter");
-  saturations_ += kc::ActiveCounting().insert(Ref(lines_, blocks_, k_), hashes.data(), hashes.size());
+  saturations_ += kc::ActiveCounting().insert(Ref(lines_, num_blocks_, k_), hashes.data(), hashes.size());
   inserted_ += hashes.size();
 }
 size_t BlockedCountingFilter::RemoveHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> removed) {
   CheckOutSize(hashes.size(), removed.size());
   if (empty()) ThrowMovedFrom("blocked counting filter");
-  const size_t r = kc::ActiveCounting().remove(Ref(lines_, blocks_, k_), hashes.data(), hashes.size(), removed.data());
+  const size_t r = kc::ActiveCounting().remove(Ref(lines_, num_blocks_, k_), hashes.data(), hashes.size(), removed.data());
   inserted_ -= std::min<uint64_t>(inserted_, r);
   return r;
 }
@@ -228,7 +228,7 @@ size_t BlockedCountingFilter::MayContainHashBatch(std::span<const uint64_t> hash
     std::fill_n(out.begin(), hashes.size(), uint8_t{0});
     return 0;
   }
-  return kc::ActiveCounting().query(Ref(lines_, blocks_, k_), hashes.data(), hashes.size(), out.data());
+  return kc::ActiveCounting().query(Ref(lines_, num_blocks_, k_), hashes.data(), hashes.size(), out.data());
 }
 void BlockedCountingFilter::CountHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const {
   CheckOutSize(hashes.size(), out.size());
@@ -236,7 +236,7 @@ void BlockedCountingFilter::CountHashBatch(std::span<const uint64_t> hashes, std
     std::fill_n(out.begin(), hashes.size(), uint8_t{0});
     return;
   }
-  kc::ActiveCounting().count(Ref(lines_, blocks_, k_), hashes.data(), hashes.size(), out.data());
+  kc::ActiveCounting().count(Ref(lines_, num_blocks_, k_), hashes.data(), hashes.size(), out.data());
 }
 
 // Calls f(hashes, offset) for each chunk of hashed keys.
@@ -306,7 +306,7 @@ void BlockedCountingFilter::MergeFrom(const BlockedCountingFilter& o) {
     Invalid(std::string("cannot merge blocked counting filters: ") + field + " differs (" + std::to_string(x) +
             " vs " + std::to_string(y) + "): expected equal parameters");
   };
-  if (blocks_ != o.blocks_) differ("blocks", blocks_, o.blocks_);
+  if (num_blocks_ != o.num_blocks_) differ("num_blocks", num_blocks_, o.num_blocks_);
   if (k_ != o.k_) differ("k", k_, o.k_);
   if (hasher_.kind != o.hasher_.kind)
     differ("hash", static_cast<uint64_t>(hasher_.kind), static_cast<uint64_t>(o.hasher_.kind));
@@ -328,7 +328,7 @@ void BlockedCountingFilter::Clear() {
 }
 
 bool BlockedCountingFilter::operator==(const BlockedCountingFilter& o) const {
-  return blocks_ == o.blocks_ && k_ == o.k_ && hasher_.kind == o.hasher_.kind && hasher_.seed == o.hasher_.seed &&
+  return num_blocks_ == o.num_blocks_ && k_ == o.k_ && hasher_.kind == o.hasher_.kind && hasher_.seed == o.hasher_.seed &&
          empty() == o.empty() && (empty() || std::memcmp(lines_, o.lines_, byte_size()) == 0);
 }
 
@@ -344,6 +344,6 @@ uint64_t BlockedCountingFilter::NonZeroCells() const {
 }
 uint32_t BlockedCountingFilter::CounterAt(uint64_t i) const { return (lines_[i / 2] >> (4 * (i % 2))) & 0xF; }
 
-double BlockedCountingFilter::Fpr(uint64_t n) const { return empty() ? 0.0 : BlockedCountingFpr(blocks_, k_, n); }
+double BlockedCountingFilter::Fpr(uint64_t n) const { return empty() ? 0.0 : BlockedCountingFpr(num_blocks_, k_, n); }
 
 }  // namespace blockbloom::garden

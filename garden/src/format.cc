@@ -550,7 +550,7 @@ struct GardenCodec {
 
   // -- blocked counting
   static void Write(Writer& w, const BlockedCountingFilter& f) {
-    w.Param(f.blocks_);
+    w.Param(f.num_blocks_);
     w.Param(f.k_);
     w.Param(f.inserted_);
     w.Param(f.saturations_);

@@ -95,14 +95,14 @@ void Sizing(Input& in) {
   });
   Refusable([&] {
     const g::BlockedCountingParams p = g::SolveBlockedCounting(n, fpr);
-    Check(p.blocks >= 1 && p.blocks <= g::BlockedCountingFilter::kMaxBlocks && p.k >= 1 &&
+    Check(p.num_blocks >= 1 && p.num_blocks <= g::BlockedCountingFilter::kMaxBlocks && p.k >= 1 &&
               p.k <= g::BlockedCountingFilter::kMaxK,
           "SolveBlockedCounting range");
-    Check(p.fpr <= fpr && p.fpr == g::BlockedCountingFpr(p.blocks, p.k, n), "SolveBlockedCounting rate");
-    Check(p.blocks == 1 || g::BlockedCountingFpr(p.blocks - 1, p.k, n) > fpr, "SolveBlockedCounting is smallest");
-    if (p.blocks <= 4096) {
+    Check(p.fpr <= fpr && p.fpr == g::BlockedCountingFpr(p.num_blocks, p.k, n), "SolveBlockedCounting rate");
+    Check(p.num_blocks == 1 || g::BlockedCountingFpr(p.num_blocks - 1, p.k, n) > fpr, "SolveBlockedCounting is smallest");
+    if (p.num_blocks <= 4096) {
       const g::BlockedCountingFilter f = g::BlockedCountingFilter::ForKeys(n, fpr);
-      Check(f.blocks() == p.blocks && f.k() == p.k && f.Fpr(n) <= fpr, "ForKeys agrees with the solver");
+      Check(f.num_blocks() == p.num_blocks && f.k() == p.k && f.Fpr(n) <= fpr, "ForKeys agrees with the solver");
     }
   });
   Refusable([&] {
@@ -145,8 +145,8 @@ void Stats(const g::CountingFilter& f, uint64_t n) {
 }
 void Stats(const g::BlockedCountingFilter& f, uint64_t) {
   CheckRate(f.Fpr(f.inserted()), "blocked counting Fpr(inserted)");
-  CheckRate(g::BlockedCountingSaturation(f.blocks(), f.k(), f.inserted()), "blocked counting saturation");
-  Check(f.NonZeroCells() <= 128 * f.blocks() && f.SaturatedCells() <= f.NonZeroCells(), "blocked counting cells");
+  CheckRate(g::BlockedCountingSaturation(f.num_blocks(), f.k(), f.inserted()), "blocked counting saturation");
+  Check(f.NonZeroCells() <= 128 * f.num_blocks() && f.SaturatedCells() <= f.NonZeroCells(), "blocked counting cells");
 }
 void Stats(const g::CountMinSketch& s, uint64_t) {
   Check(std::isfinite(s.epsilon() * static_cast<double>(s.total())), "count-min error bound");

@@ -181,12 +181,12 @@ TEST(GardenBlockedCounting, ForKeysIsTheSmallestFilterMeetingTheRate) {
     const BlockedCountingParams p = SolveBlockedCounting(n, fpr);
     std::printf("[ measured ] ForKeys(%llu, %g): k = %u, %llu blocks (%.1f counters a key, %.2f MB), rate %.5f, "
                 "expected saturated counters %.3g\n",
-                static_cast<unsigned long long>(n), fpr, p.k, static_cast<unsigned long long>(p.blocks),
-                128.0 * static_cast<double>(p.blocks) / static_cast<double>(n), static_cast<double>(p.blocks) * 64 / 1e6,
-                p.fpr, BlockedCountingSaturation(p.blocks, p.k, n) * 128.0 * static_cast<double>(p.blocks));
-    EXPECT_LE(BlockedCountingFpr(p.blocks, p.k, n), fpr);
-    for (uint32_t k = 1; k <= 16; ++k) EXPECT_GT(BlockedCountingFpr(p.blocks - 1, k, n), fpr) << "k=" << k;
-    EXPECT_LT(BlockedCountingSaturation(p.blocks, p.k, n) * 128.0 * static_cast<double>(p.blocks), 1e-6);
+                static_cast<unsigned long long>(n), fpr, p.k, static_cast<unsigned long long>(p.num_blocks),
+                128.0 * static_cast<double>(p.num_blocks) / static_cast<double>(n), static_cast<double>(p.num_blocks) * 64 / 1e6,
+                p.fpr, BlockedCountingSaturation(p.num_blocks, p.k, n) * 128.0 * static_cast<double>(p.num_blocks));
+    EXPECT_LE(BlockedCountingFpr(p.num_blocks, p.k, n), fpr);
+    for (uint32_t k = 1; k <= 16; ++k) EXPECT_GT(BlockedCountingFpr(p.num_blocks - 1, k, n), fpr) << "k=" << k;
+    EXPECT_LT(BlockedCountingSaturation(p.num_blocks, p.k, n) * 128.0 * static_cast<double>(p.num_blocks), 1e-6);
   }
   const BlockedCountingFilter f = BlockedCountingFilter::ForKeys(5000, 0.02);
   EXPECT_LE(f.Fpr(5000), 0.02);

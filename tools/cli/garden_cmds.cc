@@ -123,7 +123,7 @@ std::string Describe(const g::CountingFilter& f, uint64_t keys) {
          HashText(f.hasher()) + ", " + std::to_string(keys) + " keys";
 }
 std::string Describe(const g::BlockedCountingFilter& f, uint64_t) {
-  return "blocked-counting, " + std::to_string(f.blocks()) + " blocks, k = " + std::to_string(f.k()) + ", " +
+  return "blocked-counting, " + std::to_string(f.num_blocks()) + " blocks, k = " + std::to_string(f.k()) + ", " +
          std::to_string(f.byte_size()) + " bytes, " + HashText(f.hasher()) + ", " + std::to_string(f.inserted()) +
          " keys";
 }
@@ -238,7 +238,7 @@ Fields StatsOf(const g::CountingFilter& f) {
   return out;
 }
 Fields StatsOf(const g::BlockedCountingFilter& f) {
-  Fields out = {{"type", Str("blocked-counting")}, {"blocks", Int(f.blocks())}, {"k", Int(f.k())},
+  Fields out = {{"type", Str("blocked-counting")}, {"blocks", Int(f.num_blocks())}, {"k", Int(f.k())},
                 {"bytes", Int(f.byte_size())},
                 {"inserted", Int(f.inserted())},
                 {"saturated_counters", Int(f.SaturatedCells())},
@@ -248,14 +248,14 @@ Fields StatsOf(const g::BlockedCountingFilter& f) {
   // block and is positive when its k probes find non-zero counters there,
   // about (X_b / 128)^k (probes drawn with repetition: a close upper estimate).
   double rate = 0.0;
-  for (uint64_t b = 0; b < f.blocks(); ++b) {
+  for (uint64_t b = 0; b < f.num_blocks(); ++b) {
     uint32_t nz = 0;
     for (uint32_t c = 0; c < 128; ++c) nz += f.CounterAt(b * 128 + c) != 0;
     rate += std::pow(nz / 128.0, f.k());
   }
   out.push_back({"nonzero_counters", Int(f.NonZeroCells())});
-  out.push_back({"fill", Num(static_cast<double>(f.NonZeroCells()) / (128.0 * static_cast<double>(f.blocks())))});
-  out.push_back({"fpr_now", Num(rate / static_cast<double>(f.blocks()))});
+  out.push_back({"fill", Num(static_cast<double>(f.NonZeroCells()) / (128.0 * static_cast<double>(f.num_blocks())))});
+  out.push_back({"fpr_now", Num(rate / static_cast<double>(f.num_blocks()))});
   return out;
 }
 Fields StatsOf(const g::CountMinSketch& s) {

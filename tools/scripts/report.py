@@ -610,31 +610,38 @@ def pick_paragraph(res, plots=(), bpk=10, keys="u64"):
     small, large = "1Mkeys", "100Mkeys"
     q = {lay: res.get("query_absent", lay, bpk, small, keys) for lay in LAYOUTS}
     qb = {lay: res.get("query_absent", lay, bpk, large, keys) for lay in LAYOUTS}
-    if not all(q.values()):
+    blocked = [lay for lay in BLOCKED if q[lay]]
+    if not blocked:
         return ["Which layout to pick: this run lacks the 1M-key rows at 10 bits/key the advice is drawn from."]
     def desc(lay):
         big = f", {fmt(qb[lay].ns)} at {large}" if qb.get(lay) else ""
         return f"`{lay}` ({pct(q[lay].fpr_model)} at {bpk} bits/key; query {fmt(q[lay].ns)} ns/key at {small}{big})"
-    blocked = [lay for lay in BLOCKED if q[lay]]
     fastest = min(blocked, key=lambda lay: q[lay].ns)
     near_1 = [lay for lay in blocked if q[lay].fpr_model <= FPR_CAP]
     default = min(near_1, key=lambda lay: q[lay].ns) if near_1 else fastest
     tightest = min(blocked, key=lambda lay: q[lay].fpr_model)
-    slow = q["classic"].ns / q[default].ns
-    out = ["## Which layout to pick", "",
-           f"Figures from this run ({keys} keys, {bpk} bits/key, batched, {res.best_target}, 1 thread). "
-           f"**For most services: {desc(default)}**, the fastest layout whose rate stays near 1% at {bpk} bits/key. "
-           f"For the lowest rate a cache-line layout gives per bit: {desc(tightest)}"
-           + (" (the same layout)." if tightest == default else ".")
-           + f" For the fastest queries when a higher rate is fine, or to exchange filters with Apache Parquet "
-           f"(bit-exact split-block filters): {desc('split256')}"
-           + (" — the fastest here." if fastest == "split256" else ".")
-           + f" `register64` ({pct(q['register64'].fpr_model)}) touches one 64-bit word but needs many more bits "
-           f"below 1%. `classic` needs the fewest bits for a rate ({pct(q['classic'].fpr_model)}) but reads k cache "
-           f"lines per query: {slow:.1f}x slower than `{default}` at {small}; pick it only when memory is all that "
-           "matters. " + floor_sentence(res, large, bpk, keys)
-           + ("`tradeoff.png` shows speed against rate at 8, 10 and 16 bits/key; " if "tradeoff.png" in plots else "")
-           + "`blockbloom params --n N --fpr P` sizes every layout for your N and P.", ""]
+    missing = [lay for lay in LAYOUTS if not q[lay]]
+    text = (f"Figures from this run ({keys} keys, {bpk} bits/key, batched, {res.best_target}, 1 thread"
+            + (f"; it has no rows of {', '.join(f'`{lay}`' for lay in missing)}, so they are left out" if missing else "")
+            + f"). **For most services: {desc(default)}**, the fastest layout here whose rate stays near 1% at "
+            f"{bpk} bits/key. For the lowest rate a cache-line layout here gives per bit: {desc(tightest)}"
+            + (" (the same layout)." if tightest == default else "."))
+    if q.get("split256"):
+        text += (f" For the fastest queries when a higher rate is fine, or to exchange filters with Apache Parquet "
+                 f"(bit-exact split-block filters): {desc('split256')}"
+                 + (" — the fastest here." if fastest == "split256" else "."))
+    if q.get("register64"):
+        text += (f" `register64` ({pct(q['register64'].fpr_model)}) touches one 64-bit word but needs many more bits "
+                 "below 1%" + (f"; the fastest here: {desc('register64')}." if fastest == "register64" else "."))
+    if q.get("classic"):
+        slow = q["classic"].ns / q[default].ns
+        text += (f" `classic` needs the fewest bits for a rate ({pct(q['classic'].fpr_model)}) but reads k cache "
+                 f"lines per query: {slow:.1f}x slower than `{default}` at {small}; pick it only when memory is all "
+                 "that matters.")
+    text += (" " + floor_sentence(res, large, bpk, keys)
+             + ("`tradeoff.png` shows speed against rate at 8, 10 and 16 bits/key; " if "tradeoff.png" in plots else "")
+             + "`blockbloom params --n N --fpr P` sizes every layout for your N and P.")
+    out = ["## Which layout to pick", "", text, ""]
     return out
 
 

@@ -76,8 +76,8 @@ class BlockedCountingFilter {
   static constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;  // 256 GiB of lines
   static constexpr uint64_t kBlockBytes = 64;
 
-  // blocks in [1, 2^32], k in [1, 16]. Throws std::invalid_argument naming the parameter.
-  BlockedCountingFilter(uint64_t blocks, uint32_t k, HashKind hash = HashKind::kXxh3, uint64_t seed = 0);
+  // num_blocks in [1, 2^32], k in [1, 16]. Throws std::invalid_argument naming the parameter.
+  BlockedCountingFilter(uint64_t num_blocks, uint32_t k, HashKind hash = HashKind::kXxh3, uint64_t seed = 0);
   // The smallest filter (fewest blocks; k searched over 1..16) whose model rate
   // at n keys is <= fpr. Throws std::invalid_argument for n = 0, fpr outside
   // (0, 1) or a rate no filter within 2^32 blocks reaches.
@@ -114,7 +114,7 @@ class BlockedCountingFilter {
   void CountHashBatch(std::span<const uint64_t> hashes, std::span<uint8_t> out) const;
 
   // Saturating add of every counter: exactly the filter of both streams.
-  // Throws std::invalid_argument naming the difference (blocks, k, hash, seed).
+  // Throws std::invalid_argument naming the difference (num_blocks, k, hash, seed).
   void MergeFrom(const BlockedCountingFilter& other);
   void Clear();
   // Same parameters and counters (not the statistics below).
@@ -122,10 +122,10 @@ class BlockedCountingFilter {
 
   // True only for a moved-from object (garden.h, "Moved-from objects").
   bool empty() const { return lines_ == nullptr; }
-  uint64_t blocks() const { return blocks_; }  // 0 once moved from
+  uint64_t num_blocks() const { return num_blocks_; }  // 0 once moved from
   uint32_t k() const { return k_; }
   const KeyHasher& hasher() const { return hasher_; }
-  uint64_t byte_size() const { return blocks_ * kBlockBytes; }
+  uint64_t byte_size() const { return num_blocks_ * kBlockBytes; }
   const uint8_t* data() const { return lines_; }
   // Inserts minus successful removes (merges add), for the model and stats.
   uint64_t inserted() const { return inserted_; }
@@ -140,7 +140,7 @@ class BlockedCountingFilter {
   template <typename F> void EachChunk(std::span<const uint64_t> keys, F&& f) const;
   template <typename F> void EachChunk(std::span<const std::string_view> keys, F&& f) const;
 
-  uint64_t blocks_;
+  uint64_t num_blocks_;
   uint32_t k_;
   KeyHasher hasher_;
   uint8_t* lines_ = nullptr;
@@ -150,16 +150,16 @@ class BlockedCountingFilter {
 };
 
 // The model above: FPR after n distinct keys.
-double BlockedCountingFpr(uint64_t blocks, uint32_t k, uint64_t n);
+double BlockedCountingFpr(uint64_t num_blocks, uint32_t k, uint64_t n);
 // The rate of one block holding i keys.
 double BlockedCountingBlockFpr(uint32_t k, uint64_t i);
 // P[one given counter saturated] after n distinct keys: P[Binomial(n, q / blocks) >= 15].
-double BlockedCountingSaturation(uint64_t blocks, uint32_t k, uint64_t n);
+double BlockedCountingSaturation(uint64_t num_blocks, uint32_t k, uint64_t n);
 // P[Binomial(n, q / blocks) >= j], j any threshold (for tests of the counter loads).
-double BlockedCountingCounterTail(uint64_t blocks, uint32_t k, uint64_t n, uint64_t j);
+double BlockedCountingCounterTail(uint64_t num_blocks, uint32_t k, uint64_t n, uint64_t j);
 
 struct BlockedCountingParams {
-  uint64_t blocks;
+  uint64_t num_blocks;
   uint32_t k;
   double fpr;  // the model's rate at n
 };
