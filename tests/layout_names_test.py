@@ -12,6 +12,7 @@ the rows are read right. Checked against them:
     tools/scripts/report.py               LAYOUTS (the report's rows and plots) and a colour for each in COLORS
     tools/scripts/scale_report.sh         the layouts the scale report verifies
 The C++ lists (CLI help, messages) are built from the traits and need no test here.
+The hash kinds likewise: the names ParseHash accepts (engine/src/hash.cc) are the stubs' HashName Literal.
 """
 import ast
 import os
@@ -53,10 +54,15 @@ def module_assignments(rel):
     return out
 
 
-def stub_names():
-    value = module_assignments("python/blockbloom/_core.pyi")["LayoutName"]  # Literal["a", "b", ...]
+def stub_names(literal="LayoutName"):
+    value = module_assignments("python/blockbloom/_core.pyi")[literal]  # Literal["a", "b", ...]
     elts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
     return [ast.literal_eval(e) for e in elts]
+
+
+def hash_names():
+    """The names ParseHash accepts: its `if (name == "...") return HashKind::k...;` lines."""
+    return re.findall(r'if \(name == "([^"]+)"\) return HashKind::k\w+;', read("engine/src/hash.cc"))
 
 
 def report_lists():
@@ -89,6 +95,12 @@ def main():
             extra = [n for n in got if n not in want]
             problems.append(f"{where} is {got}, expected {want} (kLayoutTraits)"
                             + (f"; missing {missing}" if missing else "") + (f"; not a layout {extra}" if extra else ""))
+    hashes = hash_names()
+    if len(hashes) < 4:
+        problems.append(f"engine/src/hash.cc: read only {hashes} from ParseHash")
+    elif sorted(stub_names("HashName")) != sorted(hashes):
+        problems.append(f"python/blockbloom/_core.pyi: HashName is {stub_names('HashName')}, expected {hashes} "
+                        "(ParseHash, engine/src/hash.cc)")
     if [n for n in want if n not in colors]:
         problems.append(f"tools/scripts/report.py: COLORS has no colour for {[n for n in want if n not in colors]}")
     for p in problems:
@@ -96,7 +108,7 @@ def main():
     if problems:
         print("layout_names_test: FAIL (CONTRIBUTING.md, \"Adding a layout\")")
         return 1
-    print(f"layout_names_test: every list names {', '.join(want)}")
+    print(f"layout_names_test: every list names {', '.join(want)}; the stubs' hash names are {', '.join(hashes)}")
     return 0
 
 
