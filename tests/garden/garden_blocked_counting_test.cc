@@ -143,9 +143,9 @@ TEST(GardenBlockedCounting, FalsePositiveRateMatchesTheModel) {
 // form; with 2^20 blocks every block is equally likely and the two agree.
 TEST(GardenBlockedCounting, TheModelPicksBlocksAsTheKernelsDo) {
   const uint32_t k = 6;
-  auto uniform = [k](uint64_t blocks, uint64_t n) {
+  auto uniform = [&](uint64_t blocks, uint64_t n) {
     return blockbloom::detail::LoadedBlockMixture(
-        n, 1.0 / static_cast<double>(blocks), [k](uint64_t i) { return garden::BlockedCountingBlockFpr(k, i); });
+        n, 1.0 / static_cast<double>(blocks), [&](uint64_t i) { return garden::BlockedCountingBlockFpr(k, i); });
   };
   const uint64_t even = uint64_t{1} << 20, uneven = uint64_t{3} << 30;
   EXPECT_NEAR(garden::BlockedCountingFpr(even, k, 10 * even), uniform(even, 10 * even), 1e-12);
