@@ -10,7 +10,7 @@
 // (tests/garden/garden_counting_kernels_test.cc, one test case per target).
 //
 // Bit layout (stored in garden files: changing it needs a new kGardenVersion):
-//   block    b = BlockIndex(hash, blocks) = ((hash >> 32) * blocks) >> 32   (kernels/common.h)
+//   block    b = BlockIndex(hash, num_blocks) = ((hash >> 32) * num_blocks) >> 32   (kernels/common.h)
 //   line     64 bytes = 128 counters of 4 bits; counter c is bits [4 (c % 16), 4 (c % 16) + 4)
 //            of the line's little-endian u64 word c / 16 (so: byte c / 2, low nibble if c is even)
 //   probes   c_i = (lo32 * kGoldenPow[i]) >> 25 for i < k, k in [1, 16]: the top 7 bits of
@@ -44,7 +44,7 @@ inline constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
 // What a kernel sees of a filter.
 //   lines:       64-byte aligned, 64 * num_blocks bytes.
 //   num_blocks:  1 <= num_blocks <= kMaxBlocks.
-//   k:       1 <= k <= kMaxK.
+//   k:           1 <= k <= kMaxK.
 struct CountingRef {
   uint8_t* lines;
   uint64_t num_blocks;

@@ -36,16 +36,16 @@ namespace blockbloom::kernels {
 inline constexpr size_t kHashChunk = 512;
 
 // What a kernel sees of a filter.
-//   bits:    64-byte aligned, BlockBytes(layout) * num_blocks bytes (classic: the
-//            m bits rounded up to 64 bytes), zero-padded past the end.
-//   num_blocks: number of blocks, 1 <= num_blocks <= 2^32 (blocked layouts; the
-//            block index is (hi32 * num_blocks) >> 32); classic: m, the number of bits,
-//            1 <= m <= 2^40 (the probe index is (x * m) >> 64 on 64-bit x);
-//            Traits(layout).max_blocks either way.
-//            num_blocks = 0 is the empty filter of a moved-from object: every
-//            index is then 0, `bits` points at one zero line, queries answer
-//            false and nothing may insert.
-//   k:       bits per key, LayoutAcceptsK(layout, k).
+//   bits:        64-byte aligned, BlockBytes(layout) * num_blocks bytes (classic:
+//                the m bits rounded up to 64 bytes), zero-padded past the end.
+//   num_blocks:  number of blocks, 1 <= num_blocks <= 2^32 (blocked layouts; the
+//                block index is (hi32 * num_blocks) >> 32); classic: m, the number
+//                of bits, 1 <= m <= 2^40 (the probe index is (x * m) >> 64 on
+//                64-bit x); Traits(layout).max_blocks either way.
+//                num_blocks = 0 is the empty filter of a moved-from object: every
+//                index is then 0, `bits` points at one zero line, queries answer
+//                false and nothing may insert.
+//   k:           bits per key, LayoutAcceptsK(layout, k).
 struct FilterRef {
   uint8_t* bits;
   uint64_t num_blocks;

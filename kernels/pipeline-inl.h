@@ -56,8 +56,7 @@ class AtomicInsertProbe {
 };
 
 // ---- The pipeline -------------------------------------------------------------
-// PrefetchAhead (kernels/probe-inl.h) over one buffer of hashes `cur[0, len)`
-// and its successor `next[0, nlen)`; `out` is null when inserting.
+// One key's probe: insert, or query into out[i] (`out` is null when inserting).
 template <bool kInsert, class P>
 HWY_INLINE size_t ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
   if constexpr (kInsert) {
@@ -72,46 +71,34 @@ HWY_INLINE size_t ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
   }
 }
 
-template <bool kInsert, bool kPrefetch, class P>
-HWY_INLINE size_t RunChunk(const P& p, const uint64_t* HWY_RESTRICT cur, size_t len,
-                           const uint64_t* HWY_RESTRICT next, size_t nlen, uint8_t* out) {
-  size_t hits = 0;
-  PrefetchAhead<kPrefetch ? kPrefetchDistance : 0, kInsert>(
-      p, cur, len, next, nlen, [&](size_t i, uint64_t h) { hits += ProbeOne<kInsert>(p, h, out, i); });
-  return hits;
-}
-
-template <bool kInsert, bool kPrefetch, class P>
-HWY_INLINE void Prime(const P& p, const uint64_t* h, size_t n) {
-  PrimeAhead<kPrefetch ? kPrefetchDistance : 0, kInsert>(p, h, n);
-}
-
-// Over precomputed hashes: one long chunk, whose successor (if the caller
-// streams chunks) gets its look-ahead too.
+// Over precomputed hashes: PrefetchAhead (kernels/probe-inl.h) over h[0, n),
+// whose successor next[0, nnext) (if the caller streams chunks) gets its
+// look-ahead too.
 template <bool kInsert, bool kPrefetch, class P>
 HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
                             uint8_t* out) {
+  constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
   const P p(f);
-  Prime<kInsert, kPrefetch>(p, h, n);
-  return RunChunk<kInsert, kPrefetch>(p, h, n, next, nnext, out);
+  PrimeAhead<kAhead, kInsert>(p, h, n);
+  size_t hits = 0;
+  PrefetchAhead<kAhead, kInsert>(p, h, n, next, nnext,
+                                 [&](size_t i, uint64_t hash) { hits += ProbeOne<kInsert>(p, hash, out, i); });
+  return hits;
 }
 
 // Over keys: hashing interleaved with probing, kStep keys at a time. With A
 // the look-ahead and S = kStep, the step at key i hashes keys
 // [i + A + S, i + A + 2S) into a ring, prefetches the lines of [i + A, i + A + S)
-// (hashed by the step before) and probes [i, i + S); the keys themselves are
-// prefetched kKeysAhead ahead. Hashing is ALU work and probing waits on
-// memory, so interleaved the core overlaps the two. Hashing a whole 512-key
-// chunk and then probing it (the pipeline before) let the look-ahead drain
-// while the chunk hashed, and the probes after it waited out a memory latency
-// per chunk. Interleaved without the keys' prefetch, AVX-512 ran slower than
-// before (at 10M keys 4.7 against 3.1 ns/key): with the line prefetches
-// filling the miss queue the hardware prefetcher no longer kept the key
-// stream ahead. Measured on the Zen 4 guest (split256, batch query, min of 3;
-// bench/results/ for the full run): 1M keys AVX2 3.17 -> 1.92 ns/key, AVX-512
-// 2.59 -> 1.62; 10M keys AVX2 3.72 -> 2.22, AVX-512 3.13 -> 1.98. Steps of 8,
-// 16, 32 and 128 keys: 8 best on AVX2, all within 5% on AVX-512. Hashes are
-// read a step after the vector store that wrote them.
+// (hashed by the step before, so no load waits on the vector store that wrote
+// its hash) and probes [i, i + S); the keys themselves are prefetched
+// kKeysAhead ahead. Hashing is ALU work and probing waits on memory, so
+// interleaved the core overlaps the two; hashing a 512-key chunk and then
+// probing it let the look-ahead drain while the chunk hashed, and each chunk
+// waited out a memory latency. Without the keys' prefetch, interleaving ran
+// AVX-512 slower than chunks: with the lines' prefetches filling the miss
+// queue the hardware prefetcher no longer kept the key stream ahead. Steps of
+// 8, 16, 32 and 128 keys: 8 best on AVX2, all within 5% on AVX-512. Figures:
+// CHANGELOG.md, "Changed (speed)".
 inline constexpr size_t kStep = 8;
 inline constexpr size_t kKeysAhead = 512;  // 4 KiB of keys
 inline constexpr size_t kRing = 4 * kPrefetchDistance;

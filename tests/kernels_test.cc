@@ -72,6 +72,13 @@ class Kernels : public ::testing::TestWithParam<const Ops*> {
 const size_t kSizes[] = {0,   1,   2,   3,   4,   5,   7,   8,   9,   15,  16,  17,   31,  33,
                          127, 128, 129, 135, 136, 137, 143, 144, 145, 511, 512, 513, 1000, 4099};
 
+// A block count whose payload (>= 1 MiB) is above the kernels' prefetch
+// threshold, so batches take the prefetching path.
+uint64_t PrefetchingBlocks(Layout l) {
+  const uint64_t bits = (uint64_t{1} << 23) + 13;
+  return l == Layout::kClassic ? bits : bits / LayoutBlockBits(l);
+}
+
 TEST_P(Kernels, HashMatchesLibxxhash) {
   const auto keys = RandomKeys(4099, 1);
   for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {
@@ -138,27 +145,34 @@ TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
   }
 }
 
+// On a cache-resident filter and on one large enough for the prefetching key
+// pipeline, whose ring boundaries kSizes straddles: the look-ahead (128), a
+// step (8) on either side of it, the keys' own prefetch (512 ahead).
 TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   const auto keys = RandomKeys(20000, 5);
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
-    for (size_t n : kSizes) {
-      for (uint64_t seed : {uint64_t{0}, uint64_t{99}}) {
-        Payload ref(l, 97, k), got(l, 97, k);
-        for (size_t i = 0; i < n; ++i)
-          kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(keys[i + 1], seed));
-        ops().insert_keys(got.Ref(), keys.data() + 1, n, seed);
-        ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l) << " n=" << n;
-        std::vector<uint8_t> out(n + 1, 9);
-        const size_t hits = ops().query_keys(got.Ref(), keys.data() + 5000, n, seed, out.data());
-        size_t expect = 0;
-        for (size_t i = 0; i < n; ++i) {
-          const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(keys[5000 + i], seed));
-          ASSERT_EQ(out[i], want ? 1 : 0);
-          expect += want;
+    for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
+      for (size_t n : kSizes) {
+        for (uint64_t seed : {uint64_t{0}, uint64_t{99}}) {
+          Payload ref(l, num_blocks, k), got(l, num_blocks, k);
+          for (size_t i = 0; i < n; ++i)
+            kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(keys[i + 1], seed));
+          ops().insert_keys(got.Ref(), keys.data() + 1, n, seed);
+          ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes()))
+              << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
+          std::vector<uint8_t> out(n + 1, 9);
+          const size_t hits = ops().query_keys(got.Ref(), keys.data() + 5000, n, seed, out.data());
+          size_t expect = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const bool want =
+                kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(keys[5000 + i], seed));
+            ASSERT_EQ(out[i], want ? 1 : 0) << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
+            expect += want;
+          }
+          EXPECT_EQ(hits, expect);
+          EXPECT_EQ(out[n], 9);
         }
-        EXPECT_EQ(hits, expect);
-        EXPECT_EQ(out[n], 9);
       }
     }
   }
@@ -199,44 +213,12 @@ TEST_P(Kernels, AheadAndAtomicEntryPointsMatchReference) {
   }
 }
 
-// The prefetching key pipeline at every boundary of its ring: the look-ahead
-// (128), a step (8) on either side of it, the keys' own prefetch (512 ahead).
-TEST_P(Kernels, PrefetchingKeyPipelineMatchesReferenceAtEveryBoundary) {
-  const auto keys = RandomKeys(6000, 8);
-  for (Layout l : kAllLayouts) {
-    const uint32_t k = Ks(l)[Ks(l).size() / 2];
-    const uint64_t num_blocks = l == Layout::kClassic ? (uint64_t{1} << 23) + 13
-                                                     : ((uint64_t{1} << 23) + 13) / LayoutBlockBits(l);
-    for (size_t n : kSizes) {
-      if (n + 3000 > keys.size()) continue;
-      Payload ref(l, num_blocks, k), got(l, num_blocks, k);
-      for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(keys[i], 7));
-      ops().insert_keys(got.Ref(), keys.data(), n, 7);
-      ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l) << " n=" << n;
-      std::vector<uint8_t> out(n + 1, 9);
-      size_t expect = 0;
-      const size_t hits = ops().query_keys(got.Ref(), keys.data() + 3000 - n / 2, n, 7, out.data());
-      for (size_t i = 0; i < n; ++i) {
-        const bool want =
-            kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(keys[3000 - n / 2 + i], 7));
-        ASSERT_EQ(out[i], want ? 1 : 0) << "layout " << int(l) << " n=" << n << " i=" << i;
-        expect += want;
-      }
-      EXPECT_EQ(hits, expect);
-      EXPECT_EQ(out[n], 9);
-    }
-  }
-}
-
 // Large filters take the prefetching path; it must not change a byte.
 TEST_P(Kernels, PrefetchingPathMatchesReference) {
   const auto keys = RandomKeys(60000, 6);
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
-    // >= 1 MiB payload: above the prefetch threshold.
-    const uint64_t num_blocks = l == Layout::kClassic ? (uint64_t{1} << 23) + 13
-                                                     : ((uint64_t{1} << 23) + 13) / LayoutBlockBits(l);
-    Payload ref(l, num_blocks, k), got(l, num_blocks, k);
+    Payload ref(l, PrefetchingBlocks(l), k), got(l, PrefetchingBlocks(l), k);
     for (uint64_t key : keys) kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(key, 3));
     ops().insert_keys(got.Ref(), keys.data(), keys.size(), 3);
     ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l);
