@@ -56,15 +56,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 // its word from the line (LineWords, kernels/probe-inl.h). Insert is k scalar
 // ORs into the line: there is no scatter below AVX-512, and building the
 // whole-line mask in vectors costs more than k ORs into one L1-resident line.
-class Blocked512Probe : public BlockProbe<Blocked512Probe> {
+class Blocked512Probe : public FilterBlockProbe<Blocked512Probe, 6> {
  public:
-  explicit Blocked512Probe(const FilterRef& f)
-      : block0_(reinterpret_cast<uint32_t*>(f.bits)), num_blocks_(f.num_blocks), k_(f.k) {}
+  explicit Blocked512Probe(const FilterRef& f) : FilterBlockProbe(f), k_(f.k) {}
 
-  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, num_blocks_) * 16; }
-
-  HWY_INLINE bool Query(uint64_t h) const {
-    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * 16;
+  HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
+    const uint32_t* HWY_RESTRICT block = reinterpret_cast<const uint32_t*>(line);
     const D d;
     const DI di;
     const size_t N = hn::Lanes(d);
@@ -81,8 +78,8 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
     return AllZero(d, miss);
   }
 
-  HWY_INLINE void Insert(uint64_t h) const {
-    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * 16;
+  HWY_INLINE void InsertAt(uint8_t* line, uint64_t h) const {
+    uint32_t* HWY_RESTRICT block = reinterpret_cast<uint32_t*>(line);
     const uint32_t lo = static_cast<uint32_t>(h);
     ForEachProbe(k_, [&](int i) {
       const uint32_t bit = (lo * kGoldenPow[i]) >> 23;
@@ -93,8 +90,6 @@ class Blocked512Probe : public BlockProbe<Blocked512Probe> {
  private:
   using D = hn::CappedTag<uint32_t, 16>;
   using DI = hn::RebindToSigned<D>;
-  uint32_t* block0_;
-  uint64_t num_blocks_;
   uint32_t k_;
 };
 

@@ -71,6 +71,21 @@ HWY_INLINE size_t ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
   }
 }
 
+// The same at a block computed before (probes with HasBlockOffsets).
+template <bool kInsert, class P>
+HWY_INLINE size_t ProbeAt(const P& p, uint8_t* block, uint64_t h, uint8_t* out, size_t i) {
+  if constexpr (kInsert) {
+    (void)out;
+    (void)i;
+    p.InsertAt(block, h);
+    return 0;
+  } else {
+    const bool r = p.QueryAt(block, h);
+    out[i] = static_cast<uint8_t>(r);
+    return r;
+  }
+}
+
 // Over precomputed hashes: PrefetchAhead (kernels/probe-inl.h) over h[0, n),
 // whose successor next[0, nnext) (if the caller streams chunks) gets its
 // look-ahead too.
@@ -102,61 +117,112 @@ HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, con
 inline constexpr size_t kStep = 8;
 inline constexpr size_t kKeysAhead = 512;  // 4 KiB of keys
 inline constexpr size_t kRing = 4 * kPrefetchDistance;
+// Probes of the blocked layouts (FilterBlockProbe, kernels/probe-inl.h): the
+// step also computes its keys' block offsets in vectors (BlockOffsets), once
+// for the prefetch and the probe, instead of a multiply and two shifts per key
+// in each (measured: see the CHANGELOG, "Changed (speed)").
+template <class P>
+concept HasBlockOffsets = requires(const P& p, uint8_t* b, uint64_t h) {
+  P::kBlockShift;
+  p.QueryAt(b, h);
+  p.InsertAt(b, h);
+};
+template <class P>
+HWY_INLINE uint8_t* BlockBase(const P& p) {
+  if constexpr (HasBlockOffsets<P>) {
+    return p.base();
+  } else {
+    (void)p;
+    return nullptr;
+  }
+}
 template <bool kInsert, bool kPrefetch, class P>
-HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
+HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, HashKind kind, uint64_t seed,
                           uint8_t* out) {
   constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
   constexpr size_t kMask = kRing - 1;
   static_assert((kRing & kMask) == 0 && kRing % kStep == 0 && kAhead % kStep == 0 && kAhead + 2 * kStep <= kRing,
                 "the ring holds the look-ahead and two steps, in whole steps");
   static_assert(kStep * sizeof(uint64_t) == 64, "a step's keys are one line: one prefetch a step");
+  constexpr bool kOffsets = HasBlockOffsets<P>;
   const P p(f);
   HWY_ALIGN uint64_t ring[kRing];
+  HWY_ALIGN uint64_t off[kOffsets ? kRing : 1];  // off[j & kMask]: key j's block offset
+  uint8_t* const base = BlockBase(p);
+  const uint64_t seed_const = KeyHashConstant(kind, seed);
+  // Hashes keys [j, j + len) into ring (and their offsets), j % kStep == 0.
+  const auto hash = [&, kind, seed_const](size_t j, size_t len) HWY_ATTR {
+    HashU64BatchKind(keys + j, len, kind, seed_const, ring + (j & kMask));
+    if constexpr (kOffsets) BlockOffsets<P::kBlockShift>(ring + (j & kMask), len, f.num_blocks, off + (j & kMask));
+  };
   // ring[j & kMask] holds key j's hash for j in [i, hashed).
   size_t hashed = n < kAhead + kStep ? n : kAhead + kStep;
-  HashU64Batch(keys, hashed, seed, ring);
-  PrimeAhead<kAhead, kInsert>(p, ring, hashed);
+  hash(0, hashed);
+  if constexpr (kOffsets) {
+    for (size_t j = 0; j < hashed && j < kAhead; ++j) PrefetchLine<kInsert>(base + off[j]);
+  } else {
+    PrimeAhead<kAhead, kInsert>(p, ring, hashed);
+  }
   size_t hits = 0;
   size_t i = 0;
   // Steady state, hashed == i + A + S at the top: i and hashed are multiples
   // of S, so no step's slice of the ring wraps.
   for (; hashed + kStep <= n; i += kStep, hashed += kStep) {
     if (hashed + kKeysAhead < n) hwy::Prefetch(keys + hashed + kKeysAhead);  // a line a step
-    HashU64Batch(keys + hashed, kStep, seed, ring + (hashed & kMask));
+    hash(hashed, kStep);
     const uint64_t* HWY_RESTRICT now = ring + (i & kMask);
     const uint64_t* HWY_RESTRICT ahead = ring + ((i + kAhead) & kMask);
-    for (size_t j = 0; j < kStep; ++j) {
-      if constexpr (kAhead > 0) p.template Prefetch<kInsert>(ahead[j]);
-      hits += ProbeOne<kInsert>(p, now[j], out, i + j);
+    if constexpr (kOffsets) {
+      const uint64_t* HWY_RESTRICT now_off = off + (i & kMask);
+      const uint64_t* HWY_RESTRICT ahead_off = off + ((i + kAhead) & kMask);
+      for (size_t j = 0; j < kStep; ++j) {
+        if constexpr (kAhead > 0) PrefetchLine<kInsert>(base + ahead_off[j]);
+        hits += ProbeAt<kInsert>(p, base + now_off[j], now[j], out, i + j);
+      }
+    } else {
+      for (size_t j = 0; j < kStep; ++j) {
+        if constexpr (kAhead > 0) p.template Prefetch<kInsert>(ahead[j]);
+        hits += ProbeOne<kInsert>(p, now[j], out, i + j);
+      }
     }
   }
   // The last keys: fewer than S left to hash, fewer than A + 2S to probe.
-  if (hashed < n) HashU64Batch(keys + hashed, n - hashed, seed, ring + (hashed & kMask));
+  if (hashed < n) hash(hashed, n - hashed);
   for (; i < n; ++i) {
-    if constexpr (kAhead > 0) {
-      if (i + kAhead < n) p.template Prefetch<kInsert>(ring[(i + kAhead) & kMask]);
+    const size_t s = i & kMask, a = (i + kAhead) & kMask;
+    if constexpr (kOffsets) {
+      if (kAhead > 0 && i + kAhead < n) PrefetchLine<kInsert>(base + off[a]);
+      hits += ProbeAt<kInsert>(p, base + off[s], ring[s], out, i);
+    } else {
+      if (kAhead > 0 && i + kAhead < n) p.template Prefetch<kInsert>(ring[a]);
+      hits += ProbeOne<kInsert>(p, ring[s], out, i);
     }
-    hits += ProbeOne<kInsert>(p, ring[i & kMask], out, i);
   }
   return hits;
 }
 
 enum class Mode { kQuery, kInsert, kInsertAtomic };
+// What RunBatch's input holds: keys to hash with `kind` and `seed`, or hashes.
+struct KeyHash {
+  bool keys = false;
+  HashKind kind = HashKind::kXxh3;
+  uint64_t seed = 0;
+};
 
 // Layout switch and prefetch decision, once per batch. `in` holds keys (hashed
-// here with `seed`) if `keys`, else hashes; next[0, nnext) are hashes to
-// prefetch after them.
+// here as key_hash says) if key_hash.keys, else hashes; next[0, nnext) are
+// hashes to prefetch after them.
 template <Mode kMode>
 HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
-                             bool keys, uint64_t seed, uint8_t* out) {
+                             KeyHash key_hash, uint8_t* out) {
   constexpr bool kInsert = kMode != Mode::kQuery;
   const bool prefetch = PayloadBytes(f.layout, f.num_blocks) >= kPrefetchMinBytes;
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
-    if (keys) {
-      return prefetch ? RunKeys<kInsert, true, P>(f, in, n, seed, out)
-                      : RunKeys<kInsert, false, P>(f, in, n, seed, out);
+    if (key_hash.keys) {
+      return prefetch ? RunKeys<kInsert, true, P>(f, in, n, key_hash.kind, key_hash.seed, out)
+                      : RunKeys<kInsert, false, P>(f, in, n, key_hash.kind, key_hash.seed, out);
     }
     return prefetch ? RunHashes<kInsert, true, P>(f, in, n, next, nnext, out)
                     : RunHashes<kInsert, false, P>(f, in, n, next, nnext, out);

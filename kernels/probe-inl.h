@@ -45,6 +45,50 @@ class BlockProbe {
   }
 };
 
+// The filter's blocked layouts: block i is the 2^kShift bytes at
+// bits + (i << kShift), i = BlockIndex(hash). Derived supplies QueryAt(block,
+// hash) and InsertAt(block, hash); Query and Insert find the block first. The
+// batch pipeline (kernels/pipeline-inl.h) instead computes the blocks' offsets
+// for a step of keys at once (BlockOffsets) and calls the At forms.
+template <class Derived, int kShift>
+class FilterBlockProbe : public BlockProbe<Derived> {
+ public:
+  static constexpr int kBlockShift = kShift;
+  explicit FilterBlockProbe(const FilterRef& f) : base_(f.bits), num_blocks_(f.num_blocks) {}
+
+  uint8_t* Block(uint64_t h) const { return base_ + (BlockIndex(h, num_blocks_) << kShift); }
+  HWY_INLINE bool Query(uint64_t h) const { return static_cast<const Derived*>(this)->QueryAt(Block(h), h); }
+  HWY_INLINE void Insert(uint64_t h) const { static_cast<const Derived*>(this)->InsertAt(Block(h), h); }
+  uint8_t* base() const { return base_; }
+
+ private:
+  uint8_t* base_;
+  uint64_t num_blocks_;
+};
+
+// off[i] = BlockIndex(h[i], num_blocks) << kShift for i in [0, n): the byte
+// offsets of n hashes' blocks, a vector of hashes at a time (one 32 x 32-bit
+// multiply per lane: BlockIndex multiplies the hash's high half by
+// num_blocks, which fits 32 bits except at kMaxBlocks, done one by one).
+template <int kShift>
+HWY_INLINE void BlockOffsets(const uint64_t* HWY_RESTRICT h, size_t n, uint64_t num_blocks,
+                             uint64_t* HWY_RESTRICT off) {
+  size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR  // (one lane: no u32 halves to multiply)
+  if (num_blocks <= 0xFFFFFFFFu) {
+    const hn::ScalableTag<uint64_t> d;
+    const hn::Repartition<uint32_t, decltype(d)> d32;
+    const auto nb = hn::BitCast(d32, hn::Set(d, num_blocks));
+    const size_t N = hn::Lanes(d);
+    for (; i + N <= n; i += N) {
+      const auto hi = hn::BitCast(d32, hn::ShiftRight<32>(hn::LoadU(d, h + i)));
+      hn::StoreU(hn::ShiftLeft<kShift>(hn::ShiftRight<32>(hn::MulEven(hi, nb))), d, off + i);
+    }
+  }
+#endif
+  for (; i < n; ++i) off[i] = BlockIndex(h[i], num_blocks) << kShift;
+}
+
 // ---- The prefetch pipeline (the filter's batches, kernels/pipeline-inl.h, and
 // the counting filter's, kernels/counting-inl.h) ---------------------------------
 // Calls body(i, cur[i]) for i in [0, len), in order, while the line(s) of the

@@ -55,11 +55,9 @@ alignas(64) inline constexpr uint64_t kActive64[16] = {~0ull, ~0ull, ~0ull, ~0ul
                                                          0,     0,     0,     0,     0,     0,     0,     0};
 
 template <uint32_t kK>
-class Register64Probe : public BlockProbe<Register64Probe<kK>> {
+class Register64Probe : public FilterBlockProbe<Register64Probe<kK>, 3> {
  public:
-  explicit Register64Probe(const FilterRef& f) : word0_(reinterpret_cast<uint64_t*>(f.bits)), num_blocks_(f.num_blocks) {}
-
-  const void* Block(uint64_t h) const { return word0_ + BlockIndex(h, num_blocks_); }
+  explicit Register64Probe(const FilterRef& f) : Register64Probe::FilterBlockProbe(f) {}
 
   static HWY_INLINE uint64_t Mask(uint64_t h) {
     const uint32_t lo = static_cast<uint32_t>(h);
@@ -67,7 +65,8 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
     for (uint32_t i = 0; i < kK; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
     return mask;
   }
-  HWY_INLINE bool Query(uint64_t h) const {
+  HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
+    const uint64_t* HWY_RESTRICT word = reinterpret_cast<const uint64_t*>(line);
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kK >= 3) {
       // k scalar multiplies per key saturate the one integer multiplier (k + 2
@@ -82,14 +81,15 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
                                    hn::LoadU(d64, kActive64 + 8 - kK));
       const auto hi_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
                                    hn::LoadU(d64, kActive64 + 12 - kK));
-      const auto w = hn::Set(d64, word0_[BlockIndex(h, num_blocks_)]);
+      const auto w = hn::Set(d64, *word);
       return AllSetIn(d64, w, hn::Or(lo_bits, hi_bits));
     }
 #endif
     const uint64_t mask = Mask(h);
-    return (word0_[BlockIndex(h, num_blocks_)] & mask) == mask;
+    return (*word & mask) == mask;
   }
-  HWY_INLINE void Insert(uint64_t h) const {
+  HWY_INLINE void InsertAt(uint8_t* line, uint64_t h) const {
+    uint64_t* HWY_RESTRICT word = reinterpret_cast<uint64_t*>(line);
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kK >= 3) {
       // As Query, then the 4 lanes ORed into one word (two halvings).
@@ -104,16 +104,12 @@ class Register64Probe : public BlockProbe<Register64Probe<kK>> {
                                hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx))),
                                        hn::LoadU(d64, kActive64 + 12 - kK)));
       const auto two = hn::Or(hn::LowerHalf(d64h, bits), hn::UpperHalf(d64h, bits));
-      word0_[BlockIndex(h, num_blocks_)] |= hn::GetLane(two) | hn::ExtractLane(two, 1);
+      *word |= hn::GetLane(two) | hn::ExtractLane(two, 1);
       return;
     }
 #endif
-    word0_[BlockIndex(h, num_blocks_)] |= Mask(h);
+    *word |= Mask(h);
   }
-
- private:
-  uint64_t* word0_;
-  uint64_t num_blocks_;
 };
 
 struct Register64 {

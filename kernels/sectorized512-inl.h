@@ -60,6 +60,8 @@ struct Sectorized512 {
 #define BLOCKBLOOM_KERNELS_SECTORIZED512_INL_H_
 #endif
 
+#include <bit>
+
 #include "kernels/probe-inl.h"
 
 // x86 with 256-bit or wider vectors: the zone-pair path of SectorProbe (8
@@ -70,6 +72,13 @@ struct Sectorized512 {
 #define BLOCKBLOOM_SECTOR_PAIRS 1
 #else
 #define BLOCKBLOOM_SECTOR_PAIRS 0
+#endif
+// AVX-512: the zone pairs of a line in one vector (SectorProbe::LineMask).
+#undef BLOCKBLOOM_SECTOR_LINE
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define BLOCKBLOOM_SECTOR_LINE 1
+#else
+#define BLOCKBLOOM_SECTOR_LINE 0
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -102,27 +111,30 @@ alignas(64) inline constexpr SectorLanes<kWords> kSectorLanes = MakeSectorLanes<
 // equals w % per_zone, else nothing. One vector op sequence per key, no gather,
 // every shift a compile-time constant (kZones is a template parameter).
 template <size_t kWords, size_t kZones>
-class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
+class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::countr_zero(kWords * 4)> {
   static constexpr uint32_t kPerZone = kWords / kZones;
   static constexpr int kSelBits = kPerZone == 1 ? 0 : kPerZone == 2 ? 1 : kPerZone == 4 ? 2 : kPerZone == 8 ? 3 : 4;
   static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
 
  public:
   // Nothing but two words to copy: the single-key path builds one per call.
-  explicit SectorProbe(const FilterRef& f) : block0_(reinterpret_cast<uint32_t*>(f.bits)), num_blocks_(f.num_blocks) {}
+  explicit SectorProbe(const FilterRef& f) : SectorProbe::FilterBlockProbe(f) {}
 
-  const void* Block(uint64_t h) const { return block0_ + BlockIndex(h, num_blocks_) * kWords; }
-
-  HWY_INLINE bool Query(uint64_t h) const {
-    const uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * kWords;
+  HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
+    const uint32_t* HWY_RESTRICT block = reinterpret_cast<const uint32_t*>(line);
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
-      const PairD d64;
       const uint64_t* HWY_RESTRICT words = reinterpret_cast<const uint64_t*>(block);
+#if BLOCKBLOOM_SECTOR_LINE
+      const LineD dl;
+      return AllZero(dl, hn::AndNot(hn::Load(dl, words), LineMask(h)));
+#else
+      const PairD d64;
       hn::Vec<PairD> lo_bits, hi_bits;
       PairMasks(h, lo_bits, hi_bits);
       const auto miss = hn::Or(hn::AndNot(hn::Load(d64, words), lo_bits), hn::AndNot(hn::Load(d64, words + 4), hi_bits));
       return AllZero(d64, miss);
+#endif
     }
 #endif
     const D d;
@@ -136,16 +148,21 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
     return AllZero(d, miss);
   }
 
-  HWY_INLINE void Insert(uint64_t h) const {
-    uint32_t* HWY_RESTRICT block = block0_ + BlockIndex(h, num_blocks_) * kWords;
+  HWY_INLINE void InsertAt(uint8_t* line, uint64_t h) const {
+    uint32_t* HWY_RESTRICT block = reinterpret_cast<uint32_t*>(line);
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
-      const PairD d64;
       uint64_t* HWY_RESTRICT words = reinterpret_cast<uint64_t*>(block);
+#if BLOCKBLOOM_SECTOR_LINE
+      const LineD dl;
+      hn::Store(hn::Or(hn::Load(dl, words), LineMask(h)), dl, words);
+#else
+      const PairD d64;
       hn::Vec<PairD> lo_bits, hi_bits;
       PairMasks(h, lo_bits, hi_bits);
       hn::Store(hn::Or(hn::Load(d64, words), lo_bits), d64, words);
       hn::Store(hn::Or(hn::Load(d64, words + 4), hi_bits), d64, words + 4);
+#endif
       return;
     }
 #endif
@@ -169,18 +186,33 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
   // compare-and-select of the per-word masks below (measured: 1M keys, batch
   // and per key, bench/pair_bench.cc; see the commit).
   static constexpr bool kPairs = kWords == 16 && kPerZone == 2;
+  using PairD32 = hn::CappedTag<uint32_t, 8>;
+  // Lane z: the bit of zone z within its u64.
+  static HWY_INLINE hn::Vec<PairD32> PairBits(uint64_t h) {
+    const PairD32 d32;
+    const auto x = hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kSalt));
+    return hn::Or(hn::ShiftRight<27>(x), hn::And(hn::ShiftRight<21>(x), hn::Set(d32, 32u)));
+  }
+#if BLOCKBLOOM_SECTOR_LINE
+  // AVX-512: the 8 zones' bits in one 512-bit vector of u64 lanes, the whole
+  // line tested or set at once (one widening and one shift, not two).
+  using LineD = hn::Rebind<uint64_t, PairD32>;
+  static HWY_INLINE hn::Vec<LineD> LineMask(uint64_t h) {
+    const LineD d64;
+    return hn::Shl(hn::Set(d64, 1), hn::PromoteTo(d64, PairBits(h)));
+  }
+#else
   // Four u64 lanes: the block's zones 0-3 (lo) or 4-7 (hi).
   using PairD = hn::Rebind<uint64_t, hn::CappedTag<uint32_t, 4>>;
   static HWY_INLINE void PairMasks(uint64_t h, hn::Vec<PairD>& lo_bits, hn::Vec<PairD>& hi_bits) {
-    const hn::CappedTag<uint32_t, 8> d32;
-    const hn::Half<decltype(d32)> dh;
+    const hn::Half<PairD32> dh;
     const PairD d64;
-    const auto x = hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kSalt));
-    const auto idx = hn::Or(hn::ShiftRight<27>(x), hn::And(hn::ShiftRight<21>(x), hn::Set(d32, 32u)));
+    const auto idx = PairBits(h);
     const auto one = hn::Set(d64, 1);
     lo_bits = hn::Shl(one, hn::PromoteTo(d64, hn::LowerHalf(dh, idx)));
     hi_bits = hn::Shl(one, hn::PromoteTo(d64, hn::UpperHalf(dh, idx)));
   }
+#endif
 #endif
 
   HWY_INLINE hn::Vec<D> Mask(D d, hn::Vec<D> lo, size_t v) const {
@@ -195,9 +227,6 @@ class SectorProbe : public BlockProbe<SectorProbe<kWords, kZones>> {
   }
 
   static constexpr const SectorLanes<kWords>& kLanes = kSectorLanes<kWords, kPerZone>;
-
-  uint32_t* block0_;
-  uint64_t num_blocks_;
 };
 
 // k is the number of zones: one probe type per k, chosen once per batch.

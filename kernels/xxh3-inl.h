@@ -11,7 +11,6 @@
 
 #include "kernels/highway.h"
 #include "kernels/common.h"
-#include "kernels/reference.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace blockbloom::kernels {
@@ -58,11 +57,13 @@ HWY_INLINE hn::Vec<D> Xxh3Hash8(D d, hn::Vec<D> key, hn::Vec<D> seed_const) {
 }
 
 // out[0, n) = hashes of keys[0, n); out may equal keys.
-HWY_INLINE void HashU64Batch(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed,
-                             uint64_t* out) {
+// seed_const = Xxh3SeedConstant(seed): a caller hashing many short runs
+// computes it once.
+HWY_INLINE void HashU64BatchWith(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed_const,
+                                 uint64_t* out) {
   const hn::ScalableTag<uint64_t> d;
   const size_t N = hn::Lanes(d);
-  const auto sc = hn::Set(d, Xxh3SeedConstant(seed));
+  const auto sc = hn::Set(d, seed_const);
   size_t i = 0;
   // Two vectors per iteration: the two multiply chains are independent.
   for (; i + 2 * N <= n; i += 2 * N) {
@@ -72,17 +73,36 @@ HWY_INLINE void HashU64Batch(const uint64_t* HWY_RESTRICT keys, size_t n, uint64
     hn::StoreU(b, d, out + i + N);
   }
   for (; i + N <= n; i += N) hn::StoreU(Xxh3Hash8(d, hn::LoadU(d, keys + i), sc), d, out + i);
-  for (; i < n; ++i) out[i] = reference::HashU64(keys[i], seed);
+  for (; i < n; ++i) out[i] = Xxh3U64WithConstant(keys[i], seed_const);
 }
 
 #else  // HWY_SCALAR: one lane, no 32-bit view of a 64-bit lane; plain C++.
 
-HWY_INLINE void HashU64Batch(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed,
-                             uint64_t* out) {
-  for (size_t i = 0; i < n; ++i) out[i] = reference::HashU64(keys[i], seed);
+HWY_INLINE void HashU64BatchWith(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed_const,
+                                 uint64_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = Xxh3U64WithConstant(keys[i], seed_const);
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR
+
+HWY_INLINE void HashU64Batch(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed, uint64_t* out) {
+  HashU64BatchWith(keys, n, Xxh3SeedConstant(seed), out);
+}
+
+// Any hash kind: XXH3 in vectors, the others key by key (kernels/common.h),
+// with c = KeyHashConstant(kind, seed).
+HWY_INLINE void HashU64BatchKind(const uint64_t* HWY_RESTRICT keys, size_t n, HashKind kind, uint64_t c,
+                                 uint64_t* HWY_RESTRICT out) {
+  const auto each = [&](auto kind_tag) HWY_ATTR {
+    for (size_t i = 0; i < n; ++i) out[i] = HashU64With<decltype(kind_tag)::value>(keys[i], c);
+  };
+  switch (kind) {
+    case HashKind::kXxh3: return HashU64BatchWith(keys, n, c, out);
+    case HashKind::kMulx: return each(std::integral_constant<HashKind, HashKind::kMulx>());
+    case HashKind::kXxh64: return each(std::integral_constant<HashKind, HashKind::kXxh64>());
+    case HashKind::kRocksdb: return each(std::integral_constant<HashKind, HashKind::kRocksdb>());
+  }
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace blockbloom::kernels
