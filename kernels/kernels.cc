@@ -28,26 +28,26 @@ void HashU64(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
   HashU64Batch(keys, n, seed, out);
 }
 void InsertHashes(const FilterRef& f, const uint64_t* hashes, size_t n) {
-  RunBatch<Mode::kInsert>(f, hashes, n, nullptr, 0, KeyHash{}, nullptr);
+  RunBatch<Mode::kInsert>(f, hashes, n, nullptr, 0, false, 0, nullptr);
 }
 size_t QueryHashes(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out) {
-  return RunBatch<Mode::kQuery>(f, hashes, n, nullptr, 0, KeyHash{}, out);
+  return RunBatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, out);
 }
 void InsertHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  RunBatch<Mode::kInsert>(f, hashes, n, next, nnext, KeyHash{}, nullptr);
+  RunBatch<Mode::kInsert>(f, hashes, n, next, nnext, false, 0, nullptr);
 }
 size_t QueryHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext,
                         uint8_t* out) {
-  return RunBatch<Mode::kQuery>(f, hashes, n, next, nnext, KeyHash{}, out);
+  return RunBatch<Mode::kQuery>(f, hashes, n, next, nnext, false, 0, out);
 }
 void InsertHashesAtomic(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  RunBatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, KeyHash{}, nullptr);
+  RunBatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, false, 0, nullptr);
 }
-void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, HashKind hash, uint64_t seed) {
-  RunBatch<Mode::kInsert>(f, keys, n, nullptr, 0, KeyHash{true, hash, seed}, nullptr);
+void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed) {
+  RunBatch<Mode::kInsert>(f, keys, n, nullptr, 0, true, seed, nullptr);
 }
-size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, HashKind hash, uint64_t seed, uint8_t* out) {
-  return RunBatch<Mode::kQuery>(f, keys, n, nullptr, 0, KeyHash{true, hash, seed}, out);
+size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
+  return RunBatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, out);
 }
 
 // ---- One key -----------------------------------------------------------------

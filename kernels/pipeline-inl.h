@@ -9,6 +9,7 @@
 #define BLOCKBLOOM_KERNELS_PIPELINE_INL_H_
 #endif
 
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/highway.h"
@@ -58,31 +59,45 @@ class AtomicInsertProbe {
 // ---- The pipeline -------------------------------------------------------------
 // One key's probe: insert, or query into out[i] (`out` is null when inserting).
 template <bool kInsert, class P>
-HWY_INLINE size_t ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
+HWY_INLINE void ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
   if constexpr (kInsert) {
     (void)out;
     (void)i;
     p.Insert(h);
-    return 0;
   } else {
-    const bool r = p.Query(h);
-    out[i] = static_cast<uint8_t>(r);
-    return r;
+    out[i] = static_cast<uint8_t>(p.Query(h));
   }
 }
 
 // The same at a block computed before (probes with HasBlockOffsets).
 template <bool kInsert, class P>
-HWY_INLINE size_t ProbeAt(const P& p, uint8_t* block, uint64_t h, uint8_t* out, size_t i) {
+HWY_INLINE void ProbeAt(const P& p, uint8_t* block, uint64_t h, uint8_t* out, size_t i) {
   if constexpr (kInsert) {
     (void)out;
     (void)i;
     p.InsertAt(block, h);
+  } else {
+    out[i] = static_cast<uint8_t>(p.QueryAt(block, h));
+  }
+}
+
+// A query batch's hits: the ones among out[0, n) (each 0 or 1), counted after
+// the probes 8 answers to a popcount, not with an add per key. 0 for inserts.
+template <bool kInsert>
+HWY_INLINE size_t CountHits(const uint8_t* out, size_t n) {
+  if constexpr (kInsert) {
+    (void)out;
+    (void)n;
     return 0;
   } else {
-    const bool r = p.QueryAt(block, h);
-    out[i] = static_cast<uint8_t>(r);
-    return r;
+    size_t hits = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, out + i, 8);
+      hits += static_cast<size_t>(__builtin_popcountll(w));
+    }
+    for (; i < n; ++i) hits += out[i];
+    return hits;
   }
 }
 
@@ -95,10 +110,9 @@ HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, con
   constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
   const P p(f);
   PrimeAhead<kAhead, kInsert>(p, h, n);
-  size_t hits = 0;
   PrefetchAhead<kAhead, kInsert>(p, h, n, next, nnext,
-                                 [&](size_t i, uint64_t hash) { hits += ProbeOne<kInsert>(p, hash, out, i); });
-  return hits;
+                                 [&](size_t i, uint64_t hash) { ProbeOne<kInsert>(p, hash, out, i); });
+  return CountHits<kInsert>(out, n);
 }
 
 // Over keys: hashing interleaved with probing, kStep keys at a time. With A
@@ -137,7 +151,7 @@ HWY_INLINE uint8_t* BlockBase(const P& p) {
   }
 }
 template <bool kInsert, bool kPrefetch, class P>
-HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, HashKind kind, uint64_t seed,
+HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
                           uint8_t* out) {
   constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
   constexpr size_t kMask = kRing - 1;
@@ -149,10 +163,10 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, Ha
   HWY_ALIGN uint64_t ring[kRing];
   HWY_ALIGN uint64_t off[kOffsets ? kRing : 1];  // off[j & kMask]: key j's block offset
   uint8_t* const base = BlockBase(p);
-  const uint64_t seed_const = KeyHashConstant(kind, seed);
+  const uint64_t seed_const = Xxh3SeedConstant(seed);
   // Hashes keys [j, j + len) into ring (and their offsets), j % kStep == 0.
-  const auto hash = [&, kind, seed_const](size_t j, size_t len) HWY_ATTR {
-    HashU64BatchKind(keys + j, len, kind, seed_const, ring + (j & kMask));
+  const auto hash = [&, seed_const](size_t j, size_t len) HWY_ATTR {
+    HashU64BatchWith(keys + j, len, seed_const, ring + (j & kMask));
     if constexpr (kOffsets) BlockOffsets<P::kBlockShift>(ring + (j & kMask), len, f.num_blocks, off + (j & kMask));
   };
   // ring[j & kMask] holds key j's hash for j in [i, hashed).
@@ -163,7 +177,6 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, Ha
   } else {
     PrimeAhead<kAhead, kInsert>(p, ring, hashed);
   }
-  size_t hits = 0;
   size_t i = 0;
   // Steady state, hashed == i + A + S at the top: i and hashed are multiples
   // of S, so no step's slice of the ring wraps.
@@ -177,12 +190,12 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, Ha
       const uint64_t* HWY_RESTRICT ahead_off = off + ((i + kAhead) & kMask);
       for (size_t j = 0; j < kStep; ++j) {
         if constexpr (kAhead > 0) PrefetchLine<kInsert>(base + ahead_off[j]);
-        hits += ProbeAt<kInsert>(p, base + now_off[j], now[j], out, i + j);
+        ProbeAt<kInsert>(p, base + now_off[j], now[j], out, i + j);
       }
     } else {
       for (size_t j = 0; j < kStep; ++j) {
         if constexpr (kAhead > 0) p.template Prefetch<kInsert>(ahead[j]);
-        hits += ProbeOne<kInsert>(p, now[j], out, i + j);
+        ProbeOne<kInsert>(p, now[j], out, i + j);
       }
     }
   }
@@ -192,37 +205,31 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, Ha
     const size_t s = i & kMask, a = (i + kAhead) & kMask;
     if constexpr (kOffsets) {
       if (kAhead > 0 && i + kAhead < n) PrefetchLine<kInsert>(base + off[a]);
-      hits += ProbeAt<kInsert>(p, base + off[s], ring[s], out, i);
+      ProbeAt<kInsert>(p, base + off[s], ring[s], out, i);
     } else {
       if (kAhead > 0 && i + kAhead < n) p.template Prefetch<kInsert>(ring[a]);
-      hits += ProbeOne<kInsert>(p, ring[s], out, i);
+      ProbeOne<kInsert>(p, ring[s], out, i);
     }
   }
-  return hits;
+  return CountHits<kInsert>(out, n);
 }
 
 enum class Mode { kQuery, kInsert, kInsertAtomic };
-// What RunBatch's input holds: keys to hash with `kind` and `seed`, or hashes.
-struct KeyHash {
-  bool keys = false;
-  HashKind kind = HashKind::kXxh3;
-  uint64_t seed = 0;
-};
 
 // Layout switch and prefetch decision, once per batch. `in` holds keys (hashed
-// here as key_hash says) if key_hash.keys, else hashes; next[0, nnext) are
-// hashes to prefetch after them.
+// here with `seed`) if `keys`, else hashes; next[0, nnext) are hashes to
+// prefetch after them.
 template <Mode kMode>
 HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
-                             KeyHash key_hash, uint8_t* out) {
+                             bool keys, uint64_t seed, uint8_t* out) {
   constexpr bool kInsert = kMode != Mode::kQuery;
   const bool prefetch = PayloadBytes(f.layout, f.num_blocks) >= kPrefetchMinBytes;
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
-    if (key_hash.keys) {
-      return prefetch ? RunKeys<kInsert, true, P>(f, in, n, key_hash.kind, key_hash.seed, out)
-                      : RunKeys<kInsert, false, P>(f, in, n, key_hash.kind, key_hash.seed, out);
+    if (keys) {
+      return prefetch ? RunKeys<kInsert, true, P>(f, in, n, seed, out)
+                      : RunKeys<kInsert, false, P>(f, in, n, seed, out);
     }
     return prefetch ? RunHashes<kInsert, true, P>(f, in, n, next, nnext, out)
                     : RunHashes<kInsert, false, P>(f, in, n, next, nnext, out);

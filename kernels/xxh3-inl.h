@@ -89,21 +89,6 @@ HWY_INLINE void HashU64Batch(const uint64_t* HWY_RESTRICT keys, size_t n, uint64
   HashU64BatchWith(keys, n, Xxh3SeedConstant(seed), out);
 }
 
-// Any hash kind: XXH3 in vectors, the others key by key (kernels/common.h),
-// with c = KeyHashConstant(kind, seed).
-HWY_INLINE void HashU64BatchKind(const uint64_t* HWY_RESTRICT keys, size_t n, HashKind kind, uint64_t c,
-                                 uint64_t* HWY_RESTRICT out) {
-  const auto each = [&](auto kind_tag) HWY_ATTR {
-    for (size_t i = 0; i < n; ++i) out[i] = HashU64With<decltype(kind_tag)::value>(keys[i], c);
-  };
-  switch (kind) {
-    case HashKind::kXxh3: return HashU64BatchWith(keys, n, c, out);
-    case HashKind::kMulx: return each(std::integral_constant<HashKind, HashKind::kMulx>());
-    case HashKind::kXxh64: return each(std::integral_constant<HashKind, HashKind::kXxh64>());
-    case HashKind::kRocksdb: return each(std::integral_constant<HashKind, HashKind::kRocksdb>());
-  }
-}
-
 }  // namespace HWY_NAMESPACE
 }  // namespace blockbloom::kernels
 HWY_AFTER_NAMESPACE();
