@@ -141,15 +141,6 @@ concept HasBlockOffsets = requires(const P& p, uint8_t* b, uint64_t h) {
   p.QueryAt(b, h);
   p.InsertAt(b, h);
 };
-template <class P>
-HWY_INLINE uint8_t* BlockBase(const P& p) {
-  if constexpr (HasBlockOffsets<P>) {
-    return p.base();
-  } else {
-    (void)p;
-    return nullptr;
-  }
-}
 template <bool kInsert, bool kPrefetch, class P>
 HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
                           uint8_t* out) {
@@ -162,7 +153,7 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
   const P p(f);
   HWY_ALIGN uint64_t ring[kRing];
   HWY_ALIGN uint64_t off[kOffsets ? kRing : 1];  // off[j & kMask]: key j's block offset
-  uint8_t* const base = BlockBase(p);
+  uint8_t* const base = f.bits;  // offsets are from the filter's first block
   const uint64_t seed_const = Xxh3SeedConstant(seed);
   // Hashes keys [j, j + len) into ring (and their offsets), j % kStep == 0.
   const auto hash = [&, seed_const](size_t j, size_t len) HWY_ATTR {

@@ -59,7 +59,6 @@ class FilterBlockProbe : public BlockProbe<Derived> {
   uint8_t* Block(uint64_t h) const { return base_ + (BlockIndex(h, num_blocks_) << kShift); }
   HWY_INLINE bool Query(uint64_t h) const { return static_cast<const Derived*>(this)->QueryAt(Block(h), h); }
   HWY_INLINE void Insert(uint64_t h) const { static_cast<const Derived*>(this)->InsertAt(Block(h), h); }
-  uint8_t* base() const { return base_; }
 
  private:
   uint8_t* base_;
