@@ -69,7 +69,7 @@ HWY_INLINE void ProbeOne(const P& p, uint64_t h, uint8_t* out, size_t i) {
   }
 }
 
-// The same at a block computed before (probes with HasBlockOffsets).
+// The same at a block computed before (probes with HasBlockAddresses).
 template <bool kInsert, class P>
 HWY_INLINE void ProbeAt(const P& p, uint8_t* block, uint64_t h, uint8_t* out, size_t i) {
   if constexpr (kInsert) {
@@ -132,11 +132,11 @@ inline constexpr size_t kStep = 8;
 inline constexpr size_t kKeysAhead = 512;  // 4 KiB of keys
 inline constexpr size_t kRing = 4 * kPrefetchDistance;
 // Probes of the blocked layouts (FilterBlockProbe, kernels/probe-inl.h): the
-// step also computes its keys' block offsets in vectors (BlockOffsets), once
-// for the prefetch and the probe, instead of a multiply and two shifts per key
-// in each (measured: see the CHANGELOG, "Changed (speed)").
+// step also computes its keys' block addresses in vectors (BlockAddresses),
+// once for the prefetch and the probe, instead of a multiply and two shifts per
+// key in each (measured: see the CHANGELOG, "Changed (speed)").
 template <class P>
-concept HasBlockOffsets = requires(const P& p, uint8_t* b, uint64_t h) {
+concept HasBlockAddresses = requires(const P& p, uint8_t* b, uint64_t h) {
   P::kBlockShift;
   p.QueryAt(b, h);
   p.InsertAt(b, h);
@@ -149,22 +149,22 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
   static_assert((kRing & kMask) == 0 && kRing % kStep == 0 && kAhead % kStep == 0 && kAhead + 2 * kStep <= kRing,
                 "the ring holds the look-ahead and two steps, in whole steps");
   static_assert(kStep * sizeof(uint64_t) == 64, "a step's keys are one line: one prefetch a step");
-  constexpr bool kOffsets = HasBlockOffsets<P>;
+  constexpr bool kAddresses = HasBlockAddresses<P>;
   const P p(f);
   HWY_ALIGN uint64_t ring[kRing];
-  HWY_ALIGN uint64_t off[kOffsets ? kRing : 1];  // off[j & kMask]: key j's block offset
-  uint8_t* const base = f.bits;  // offsets are from the filter's first block
+  HWY_ALIGN uint64_t addr[kAddresses ? kRing : 1];  // addr[j & kMask]: key j's block address
   const uint64_t seed_const = Xxh3SeedConstant(seed);
-  // Hashes keys [j, j + len) into ring (and their offsets), j % kStep == 0.
+  // Hashes keys [j, j + len) into ring (and their blocks' addresses), j % kStep == 0.
   const auto hash = [&, seed_const](size_t j, size_t len) HWY_ATTR {
     HashU64BatchWith(keys + j, len, seed_const, ring + (j & kMask));
-    if constexpr (kOffsets) BlockOffsets<P::kBlockShift>(ring + (j & kMask), len, f.num_blocks, off + (j & kMask));
+    if constexpr (kAddresses)
+      BlockAddresses<P::kBlockShift>(ring + (j & kMask), len, f.num_blocks, f.bits, addr + (j & kMask));
   };
   // ring[j & kMask] holds key j's hash for j in [i, hashed).
   size_t hashed = n < kAhead + kStep ? n : kAhead + kStep;
   hash(0, hashed);
-  if constexpr (kOffsets) {
-    for (size_t j = 0; j < hashed && j < kAhead; ++j) PrefetchLine<kInsert>(base + off[j]);
+  if constexpr (kAddresses) {
+    for (size_t j = 0; j < hashed && j < kAhead; ++j) PrefetchLine<kInsert>(AtAddress(addr[j]));
   } else {
     PrimeAhead<kAhead, kInsert>(p, ring, hashed);
   }
@@ -176,12 +176,12 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
     hash(hashed, kStep);
     const uint64_t* HWY_RESTRICT now = ring + (i & kMask);
     const uint64_t* HWY_RESTRICT ahead = ring + ((i + kAhead) & kMask);
-    if constexpr (kOffsets) {
-      const uint64_t* HWY_RESTRICT now_off = off + (i & kMask);
-      const uint64_t* HWY_RESTRICT ahead_off = off + ((i + kAhead) & kMask);
+    if constexpr (kAddresses) {
+      const uint64_t* HWY_RESTRICT now_addr = addr + (i & kMask);
+      const uint64_t* HWY_RESTRICT ahead_addr = addr + ((i + kAhead) & kMask);
       for (size_t j = 0; j < kStep; ++j) {
-        if constexpr (kAhead > 0) PrefetchLine<kInsert>(base + ahead_off[j]);
-        ProbeAt<kInsert>(p, base + now_off[j], now[j], out, i + j);
+        if constexpr (kAhead > 0) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
+        ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
       }
     } else {
       for (size_t j = 0; j < kStep; ++j) {
@@ -194,9 +194,9 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
   if (hashed < n) hash(hashed, n - hashed);
   for (; i < n; ++i) {
     const size_t s = i & kMask, a = (i + kAhead) & kMask;
-    if constexpr (kOffsets) {
-      if (kAhead > 0 && i + kAhead < n) PrefetchLine<kInsert>(base + off[a]);
-      ProbeAt<kInsert>(p, base + off[s], ring[s], out, i);
+    if constexpr (kAddresses) {
+      if (kAhead > 0 && i + kAhead < n) PrefetchLine<kInsert>(AtAddress(addr[a]));
+      ProbeAt<kInsert>(p, AtAddress(addr[s]), ring[s], out, i);
     } else {
       if (kAhead > 0 && i + kAhead < n) p.template Prefetch<kInsert>(ring[a]);
       ProbeOne<kInsert>(p, ring[s], out, i);
