@@ -20,7 +20,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET != HWY_SCALAR
 
 // a * b mod 2^64 per u64 lane. Highway 1.0.3 has no 64-bit multiply, so on
-// most targets it is built from three 32x32->64 MulEven products:
+// most targets it is built from 32x32-bit products:
 // a*b = lo(a)*lo(b) + ((hi(a)*lo(b) + lo(a)*hi(b)) << 32)  (mod 2^64).
 // AVX-512DQ (part of Highway's AVX3) has it in one instruction.
 template <class D>
@@ -31,13 +31,37 @@ HWY_INLINE hn::Vec<D> MulLow64(D d, hn::Vec<D> a, uint64_t b) {
   }
 #endif
   const hn::Repartition<uint32_t, D> d32;
-  const auto b_lo = hn::BitCast(d32, hn::Set(d, b & 0xffffffffu));
-  const auto b_hi = hn::BitCast(d32, hn::Set(d, b >> 32));
   const auto a32 = hn::BitCast(d32, a);
+  const auto lolo = hn::MulEven(a32, hn::BitCast(d32, hn::Set(d, b & 0xffffffffu)));
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4
+  // Both cross products from one 32-bit multiply (PMULLD) of a by b's halves
+  // swapped: c = (lo(a)*hi(b), hi(a)*lo(b)) in each lane's (low, high) half;
+  // c + (c << 32) holds their sum in the high half (the low half adds
+  // nothing to it), the AND clears the low. Six instructions, not seven.
+  const auto c = hn::BitCast(d, hn::Mul(a32, hn::BitCast(d32, hn::Set(d, (b << 32) | (b >> 32)))));
+  const auto cross = hn::And(hn::Add(c, hn::ShiftLeft<32>(c)), hn::Set(d, uint64_t{0xffffffff00000000}));
+  return hn::Add(lolo, cross);
+#else
+  const auto b_hi = hn::BitCast(d32, hn::Set(d, b >> 32));
   const auto a_hi = hn::BitCast(d32, hn::ShiftRight<32>(a));
-  const auto lolo = hn::MulEven(a32, b_lo);
-  const auto cross = hn::Add(hn::MulEven(a_hi, b_lo), hn::MulEven(a32, b_hi));
+  const auto cross = hn::Add(hn::MulEven(a_hi, hn::BitCast(d32, hn::Set(d, b & 0xffffffffu))), hn::MulEven(a32, b_hi));
   return hn::Add(lolo, hn::ShiftLeft<32>(cross));
+#endif
+}
+
+// rotr(x, 40) per u64 lane. x86 below AVX-512 has no 64-bit rotate (Highway
+// emulates it with two shifts and an OR), but 40 bits are 5 bytes: one byte
+// shuffle (PSHUFB; byte i of a lane takes byte (i + 5) % 8).
+template <class D>
+HWY_INLINE hn::Vec<D> RotateRight40(D d, hn::Vec<D> x) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
+  const hn::Repartition<uint8_t, D> d8;
+  alignas(16) static constexpr uint8_t kFrom[16] = {5, 6, 7, 0, 1, 2, 3, 4, 13, 14, 15, 8, 9, 10, 11, 12};
+  return hn::BitCast(d, hn::TableLookupBytes(hn::BitCast(d8, x), hn::LoadDup128(d8, kFrom)));
+#else
+  (void)d;
+  return hn::RotateRight<40>(x);
+#endif
 }
 
 // XXH3_len_4to8_64b for len = 8, on a vector of keys. `seed_const` is
@@ -49,7 +73,7 @@ HWY_INLINE hn::Vec<D> Xxh3Hash8(D d, hn::Vec<D> key, hn::Vec<D> seed_const) {
   const hn::Repartition<uint32_t, D> d32;
   auto x = hn::Xor(hn::BitCast(d, hn::Shuffle2301(hn::BitCast(d32, key))), seed_const);
   // rotl(x, 49) = rotr(x, 15); rotl(x, 24) = rotr(x, 40)
-  x = hn::Xor(x, hn::Xor(hn::RotateRight<15>(x), hn::RotateRight<40>(x)));
+  x = hn::Xor(x, hn::Xor(hn::RotateRight<15>(x), RotateRight40(d, x)));
   x = MulLow64(d, x, kXxh3Rrmxmx);
   x = hn::Xor(x, hn::Add(hn::ShiftRight<35>(x), hn::Set(d, uint64_t{8})));
   x = MulLow64(d, x, kXxh3Rrmxmx);
