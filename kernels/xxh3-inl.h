@@ -32,19 +32,20 @@ HWY_INLINE hn::Vec<D> MulLow64(D d, hn::Vec<D> a, uint64_t b) {
 #endif
   const hn::Repartition<uint32_t, D> d32;
   const auto a32 = hn::BitCast(d32, a);
-  const auto lolo = hn::MulEven(a32, hn::BitCast(d32, hn::Set(d, b & 0xffffffffu)));
+  const auto b_lo = hn::BitCast(d32, hn::Set(d, b & 0xffffffffu));
+  const auto lolo = hn::MulEven(a32, b_lo);
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4
   // Both cross products from one 32-bit multiply (PMULLD) of a by b's halves
   // swapped: c = (lo(a)*hi(b), hi(a)*lo(b)) in each lane's (low, high) half;
   // c + (c << 32) holds their sum in the high half (the low half adds
   // nothing to it), the AND clears the low. Six instructions, not seven.
-  const auto c = hn::BitCast(d, hn::Mul(a32, hn::BitCast(d32, hn::Set(d, (b << 32) | (b >> 32)))));
+  const auto c = hn::BitCast(d, hn::Mul(a32, hn::BitCast(d32, hn::Set(d, Rotl64(b, 32)))));
   const auto cross = hn::And(hn::Add(c, hn::ShiftLeft<32>(c)), hn::Set(d, uint64_t{0xffffffff00000000}));
   return hn::Add(lolo, cross);
 #else
   const auto b_hi = hn::BitCast(d32, hn::Set(d, b >> 32));
   const auto a_hi = hn::BitCast(d32, hn::ShiftRight<32>(a));
-  const auto cross = hn::Add(hn::MulEven(a_hi, hn::BitCast(d32, hn::Set(d, b & 0xffffffffu))), hn::MulEven(a32, b_hi));
+  const auto cross = hn::Add(hn::MulEven(a_hi, b_lo), hn::MulEven(a32, b_hi));
   return hn::Add(lolo, hn::ShiftLeft<32>(cross));
 #endif
 }
