@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unistd.h>
 #include <vector>
@@ -126,6 +127,25 @@ TEST(InBuffer, KeepReattachesSavesAndCopiesOwn) {
   owner.UnionWith(moved);  // unions work both ways
   moved.UnionWith(owner);
   EXPECT_EQ(0, std::memcmp(owner.data(), moved.data(), moved.byte_size()));
+}
+
+// The count a filter keeps (and saves) saturates at 2^64 - 1 on every path
+// that counts one key: Insert of a key and of a hash, and a batch.
+TEST(InBuffer, TheKeyCountSaturates) {
+  const uint64_t blocks = 64, max = ~uint64_t{0};
+  Buffer buf(Filter::RequiredBytes(Layout::kSplit256, blocks));
+  Filter f = Filter::InBuffer(buf.span(), Layout::kSplit256, blocks, 8, HashKind::kXxh3, 0,
+                              Filter::BufferInit::kClear, max - 2);
+  f.Insert(uint64_t{1});
+  EXPECT_EQ(f.inserted(), max - 1);
+  f.Insert(uint64_t{2});
+  EXPECT_EQ(f.inserted(), max);
+  f.Insert(uint64_t{3});
+  f.InsertHash(4);
+  f.Insert(std::string_view("five"));
+  f.InsertBatch(Keys(10, 6));
+  EXPECT_EQ(f.inserted(), max);
+  for (uint64_t key : {uint64_t{1}, uint64_t{2}, uint64_t{3}}) EXPECT_TRUE(f.MayContain(key));
 }
 
 TEST(InBuffer, BadBuffersAreRefusedWithWhatWasExpected) {

@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
+#include <span>
 #include <stdexcept>
 #if defined(__aarch64__)
 #include <asm/hwcap.h>
@@ -166,6 +168,22 @@ TEST(Typed, ConstructorsNameTheMismatch) {
   EXPECT_THROW((TypedView<Layout::kRegister64, 6, HashKind::kXxh64>(f)), std::invalid_argument);
   EXPECT_THROW((TypedInserter<Layout::kRegister64, 6, HashKind::kMulx>(f)), std::invalid_argument);
   EXPECT_NO_THROW((TypedInserter<Layout::kRegister64, 6, HashKind::kXxh3>(f)));
+}
+
+// TypedInserter counts each key as Filter::Insert does, saturating at 2^64 - 1.
+TEST(Typed, InserterCountSaturates) {
+  const uint64_t blocks = 64, max = ~uint64_t{0};
+  std::vector<uint8_t> buf(Filter::RequiredBytes(Layout::kSplit256, blocks) + 64);
+  const size_t skew = (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64;
+  Filter f = Filter::InBuffer(std::span<uint8_t>(buf.data() + skew, buf.size() - 64), Layout::kSplit256, blocks,
+                              8, HashKind::kXxh3, 0, Filter::BufferInit::kClear, max - 1);
+  TypedInserter<Layout::kSplit256, 8, HashKind::kXxh3> ins(f);
+  ins.Insert(uint64_t{1});
+  EXPECT_EQ(f.inserted(), max);
+  ins.Insert(uint64_t{2});
+  ins.InsertHash(3);
+  EXPECT_EQ(f.inserted(), max);
+  EXPECT_TRUE(ins.MayContain(uint64_t{2}));
 }
 
 TEST(Typed, EmptyFilterAnswersFalseAndRefusesInserts) {
