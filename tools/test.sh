@@ -7,7 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-stage() { printf '\n== %s ==\n' "$*"; }
+# Each stage's header also says how long the one before it took ($SECONDS: the
+# script's elapsed seconds), so a CI log shows where the time goes.
+stage_name="" stage_start=0
+stage() {
+  [[ -z $stage_name ]] || printf -- '-- %s: %d s\n' "$stage_name" $((SECONDS - stage_start))
+  stage_name=$* stage_start=$SECONDS
+  printf '\n== %s ==\n' "$*"
+}
 
 stage "dependencies"
 tools/scripts/install-deps.sh test report  # report: matplotlib for the report test
@@ -74,3 +81,4 @@ stage "all tests passed"
 total() { sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$1" | tail -n 1; }
 tools/ci/targets-ran.sh build/gcc/ctest.log
 echo "ctest: $(( $(total build/gcc/ctest.log) + $(total build/clang/ctest.log) )) passed, 0 failed"
+echo "total: $((SECONDS / 60)) min $((SECONDS % 60)) s"
