@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the project asks of Highway's target selection, defined before any
 // Highway header: kernels/highway.h includes it first, and the run-time
-// dispatched files (kernels.cc, counting.cc) before hwy/foreach_target.h.
+// dispatched files (kernels.cc, kernels_insert.cc, counting.cc) before
+// hwy/foreach_target.h.
 //
 // Why: Highway 1.0.3 makes AVX3_DL the static target of a file compiled for a
 // CPU that has it (-march=sapphirerapids, or -march=native on such a Xeon),

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The dispatch module (Highway's skeleton shape): this file re-includes itself
 // once per target through foreach_target.h; each pass defines that target's
-// Ops table, and the HWY_ONCE part collects the tables and picks one.
+// Ops table, and the HWY_ONCE part collects the tables and picks one. The
+// query batches, the hash and the one-key ops are defined here; the insert
+// batches in kernels/kernels_insert.cc (declared in kernels/kernels-inl.h), a
+// translation unit of its own so that the two compile in parallel (why: there).
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +20,7 @@
 #define HWY_TARGET_INCLUDE "kernels/kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "kernels/highway.h"
+#include "kernels/kernels-inl.h"
 #include "kernels/pipeline-inl.h"
 #include "kernels/xxh3-inl.h"
 
@@ -27,24 +31,12 @@ namespace HWY_NAMESPACE {
 void HashU64(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
   HashU64Batch(keys, n, seed, out);
 }
-void InsertHashes(const FilterRef& f, const uint64_t* hashes, size_t n) {
-  RunBatch<Mode::kInsert>(f, hashes, n, nullptr, 0, false, 0, nullptr);
-}
 size_t QueryHashes(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out) {
   return RunBatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, out);
-}
-void InsertHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  RunBatch<Mode::kInsert>(f, hashes, n, next, nnext, false, 0, nullptr);
 }
 size_t QueryHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext,
                         uint8_t* out) {
   return RunBatch<Mode::kQuery>(f, hashes, n, next, nnext, false, 0, out);
-}
-void InsertHashesAtomic(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  RunBatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, false, 0, nullptr);
-}
-void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed) {
-  RunBatch<Mode::kInsert>(f, keys, n, nullptr, 0, true, seed, nullptr);
 }
 size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
   return RunBatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, out);

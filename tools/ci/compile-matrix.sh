@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Compile-matrix stage of tools/test.sh: every file of the project that
-# includes Highway (kernels/kernels.cc, kernels/counting.cc) and a user's file
-# that includes blockbloom/typed.h (tests/compile/typed_consumer.cc, alone and
-# after the user's own #include <hwy/highway.h>) compiled under every -march a
-# user may pass, with g++ and clang, and for AArch64 with the cross compiler.
+# includes Highway (kernels/kernels.cc, kernels/kernels_insert.cc,
+# kernels/counting.cc) and a user's file that includes blockbloom/typed.h
+# (tests/compile/typed_consumer.cc, alone and after the user's own
+# #include <hwy/highway.h>) compiled under every -march a user may pass, with
+# g++ and clang, and for AArch64 with the cross compiler.
 # Compile only (-c, code generated, nothing run), so the result does not
 # depend on the CPU at hand: a flag set that breaks Highway's target detection
 # (Highway 1.0.3 under -march=sapphirerapids, kernels/hwy_targets.h) fails
@@ -12,7 +13,7 @@
 #
 # The kernels are compiled at -O0 by g++ (Highway's always_inline code is
 # still inlined there, so a target-attribute mismatch is still an error) and
-# checked with -fsyntax-only by clang, to keep the stage to about two minutes
+# checked with -fsyntax-only by clang, to keep the stage to about five minutes
 # on two cores; the consumer is compiled at -O2 by both, as a user builds it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,7 +40,7 @@ add() {  # compiler, flags: the compiles of one flag set, a line each (compiler|
   tag=$(echo "$cxx $flags" | tr -c 'A-Za-z0-9.\n' '_' | cut -c1-60)$((++njobs))
   kernel_mode="-O0 -c"
   [[ $cxx == clang++ ]] && kernel_mode="-fsyntax-only"
-  for src in kernels/kernels.cc kernels/counting.cc; do
+  for src in kernels/kernels.cc kernels/kernels_insert.cc kernels/counting.cc; do
     echo "$cxx|$flags -DHWY_COMPILE_ALL_ATTAINABLE $kernel_mode|$src|$out/$tag.$(basename "$src" .cc).o"
   done >>"$jobs_file"
   echo "$cxx|$flags -O2 -c|tests/compile/typed_consumer.cc|$out/$tag.typed.o" >>"$jobs_file"
