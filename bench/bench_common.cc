@@ -108,16 +108,20 @@ std::vector<uint64_t> RandomIndices(size_t count, uint64_t n, uint64_t seed) {
 }
 }  // namespace
 
+size_t PoolCount(KeyType type, uint64_t n) {
+  const uint64_t cap = type == KeyType::kU64 ? kPoolCapU64 : kPoolCapUrl;
+  // At least one iteration's worth of probes, at most the cap; present probes
+  // repeat only when the filter holds fewer keys than that (L1 sizes).
+  return static_cast<size_t>(std::min<uint64_t>(std::max<uint64_t>(n, kIterKeys), cap));
+}
+
 std::shared_ptr<const Pools> GetPools(KeyType type, uint64_t n) {
   const std::string key = std::string(KeyTypeName(type)) + "/" + std::to_string(n);
   return g_pools.Get(key, [&]() -> std::shared_ptr<const Pools> {
     auto p = std::make_shared<Pools>();
     p->type = type;
     p->n = n;
-    const uint64_t cap = type == KeyType::kU64 ? kPoolCapU64 : kPoolCapUrl;
-    // At least one iteration's worth of probes, at most the cap; present probes
-    // repeat only when the filter holds fewer keys than that (L1 sizes).
-    const size_t count = static_cast<size_t>(std::min<uint64_t>(std::max<uint64_t>(n, kIterKeys), cap));
+    const size_t count = PoolCount(type, n);
     const std::vector<uint64_t> present_idx = RandomIndices(count, n, 0x1000);
     // mix: key j is present (a fresh random index) or absent (index count + j),
     // each with probability 1/2 from one bit of a mixed counter.
@@ -227,6 +231,11 @@ void RegisterRow(const RowSpec& row, RowFn u64, RowFn url) {
   });
   b->UseRealTime();
   if (row.threads > 1) b->Threads(row.threads);
+  // Atomic inserts: one pass over the fresh keys per run (bench/filter_bench.cc says why).
+  if (row.op == Op::kInsertAtomic) {
+    const size_t iters = PoolCount(row.keys, row.size.KeysAt(row.bpk)) / kIterKeys / static_cast<size_t>(row.threads);
+    b->Iterations(static_cast<benchmark::IterationCount>(std::max<size_t>(iters, 1)));
+  }
 }
 
 void PinFor(const std::string& target) {

@@ -131,6 +131,8 @@ struct Pools {
   size_t size() const { return type == KeyType::kU64 ? present.size() : present_s.size(); }
 };
 std::shared_ptr<const Pools> GetPools(KeyType type, uint64_t n);
+// Keys in each of GetPools(type, n)'s pools: n, at least kIterKeys, at most the cap.
+size_t PoolCount(KeyType type, uint64_t n);
 
 // ---- Filters ------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@
 #define BLOCKBLOOM_KERNELS_PIPELINE_INL_H_
 #endif
 
+#include <atomic>
 #include <cstring>
 #include <type_traits>
 
@@ -38,22 +39,63 @@ inline constexpr size_t kPrefetchDistance = 128;
 // software prefetch only adds instructions.
 inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 
-// ---- Concurrent inserts: any layout's probe, with the reference's atomic OR --------
-// The lock-prefixed ORs cost far less than the miss they follow, so what
-// matters is that the pipeline prefetches ahead as for plain inserts.
+// ---- Concurrent inserts: one locked OR per 64-bit word ------------------------------
+// The reference sets a key's bits with a lock-prefixed OR (relaxed fetch_or)
+// per u32 word it touches; those ORs, which drain the store buffer, are what an
+// atomic insert costs beyond a plain one (~10x a plain insert, Zen 3). A probe
+// that declares kAtomicByWord64 instead sets the key's bits in a zeroed
+// scratch block with its plain vector insert, and ORs each u64 word of the real
+// block that lacks some of them once; a word a relaxed load finds holding
+// them all gets no OR (bits are only ever set, so it keeps them). split256 so
+// takes at most 4 locked ORs per key, not 8, and a key already present none.
+// The others keep the reference's ORs: sectorized512 at k = 8 has one bit per
+// u64 (8 ORs either way) and blocked512's scattered words cost more in the
+// scratch's round trip than they saved (fresh 1M-key builds, Zen 3: see the
+// CHANGELOG). Bytes and answers as the reference's (tests/kernels_test.cc).
+template <class P>
+concept AtomicByWord64 = requires { P::kBlockShift; } && P::kAtomicByWord64;
+
 template <class P>
 class AtomicInsertProbe {
  public:
   explicit AtomicInsertProbe(const FilterRef& f) : p_(f), f_(f) {}
+  AtomicInsertProbe(const AtomicInsertProbe&) = delete;
+  AtomicInsertProbe& operator=(const AtomicInsertProbe&) = delete;
   template <bool kWrite>
   HWY_INLINE void Prefetch(uint64_t h) const {
     p_.template Prefetch<kWrite>(h);
   }
-  HWY_INLINE void Insert(uint64_t h) const { reference::InsertHashAtomic(f_, h); }
+  HWY_INLINE void Insert(uint64_t h) const {
+    if constexpr (AtomicByWord64<P>) {
+      constexpr size_t kBytes = size_t{1} << P::kBlockShift;
+      static_assert(kBytes % 8 == 0 && kBytes <= sizeof(scratch_));
+      constexpr size_t kWords = kBytes / 8;
+      std::memset(scratch_, 0, kBytes);
+      p_.InsertAt(scratch_, h);
+      uint64_t* block = reinterpret_cast<uint64_t*>(p_.Block(h));
+      uint64_t mask[kWords];
+      std::memcpy(mask, scratch_, kBytes);
+      // Which words lack bits, as a bit set: no branch per word (for
+      // blocked512 which words a key touches is random, and a branch on it
+      // mispredicted so often that inserts ran 2x slower than the reference's).
+      uint32_t lacking = 0;
+      for (size_t i = 0; i < kWords; ++i) {
+        const uint64_t w = std::atomic_ref<uint64_t>(block[i]).load(std::memory_order_relaxed);
+        lacking |= static_cast<uint32_t>((mask[i] & ~w) != 0) << i;
+      }
+      for (; lacking != 0; lacking &= lacking - 1) {
+        const size_t i = static_cast<size_t>(__builtin_ctz(lacking));
+        std::atomic_ref<uint64_t>(block[i]).fetch_or(mask[i], std::memory_order_relaxed);
+      }
+    } else {
+      reference::InsertHashAtomic(f_, h);
+    }
+  }
 
  private:
   P p_;
   FilterRef f_;
+  HWY_ALIGN mutable uint8_t scratch_[64];
 };
 
 // ---- The pipeline -------------------------------------------------------------

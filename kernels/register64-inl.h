@@ -57,6 +57,8 @@ alignas(64) inline constexpr uint64_t kActive64[16] = {~0ull, ~0ull, ~0ull, ~0ul
 template <uint32_t kK>
 class Register64Probe : public FilterBlockProbe<Register64Probe<kK>, 3> {
  public:
+  // Concurrent inserts OR the word only when it lacks the key's bits (kernels/pipeline-inl.h).
+  static constexpr bool kAtomicByWord64 = true;
   explicit Register64Probe(const FilterRef& f) : Register64Probe::FilterBlockProbe(f) {}
 
   static HWY_INLINE uint64_t Mask(uint64_t h) {

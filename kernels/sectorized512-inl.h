@@ -117,6 +117,9 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
   static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
 
  public:
+  // Concurrent inserts OR whole u64 words (kernels/pipeline-inl.h) where a
+  // key has more bits than a block has u64 words: split256, sectorized512 at k = 16.
+  static constexpr bool kAtomicByWord64 = kZones > kWords / 2;
   // Nothing but two words to copy: the single-key path builds one per call.
   explicit SectorProbe(const FilterRef& f) : SectorProbe::FilterBlockProbe(f) {}
 

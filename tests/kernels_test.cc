@@ -178,6 +178,28 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   }
 }
 
+// Atomic inserts write the reference's bytes for every k: the probes that OR
+// whole u64 words (kAtomicByWord64: split256, sectorized512 at k = 16,
+// register64) as well as those that keep the reference's per-word ORs; a
+// second pass of the same keys (every word already holding its bits, so no
+// OR at all) changes nothing.
+TEST_P(Kernels, AtomicInsertsMatchReferenceForEveryK) {
+  const auto hashes = RandomKeys(3000, 10);
+  for (Layout l : kAllLayouts) {
+    for (uint32_t k : Ks(l)) {
+      for (uint64_t bits : {uint64_t{1} << 14, (uint64_t{1} << 23) + 13}) {
+        const uint64_t num_blocks = l == Layout::kClassic ? bits : bits / LayoutBlockBits(l);
+        Payload ref(l, num_blocks, k), atomic(l, num_blocks, k);
+        for (uint64_t h : hashes) kernels::reference::InsertHash(ref.Ref(), h);
+        ops().insert_hashes_atomic(atomic.Ref(), hashes.data(), hashes.size(), nullptr, 0);
+        ASSERT_EQ(0, std::memcmp(ref.bits, atomic.bits, ref.Bytes())) << "layout " << int(l) << " k " << k;
+        ops().insert_hashes_atomic(atomic.Ref(), hashes.data(), hashes.size(), nullptr, 0);
+        ASSERT_EQ(0, std::memcmp(ref.bits, atomic.bits, ref.Bytes())) << "again, layout " << int(l) << " k " << k;
+      }
+    }
+  }
+}
+
 // The streaming entry points (look-ahead into the next chunk) and the atomic
 // insert write the same bytes and answers as the plain ones, on both the
 // cache-resident and the prefetching path.

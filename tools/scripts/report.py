@@ -23,7 +23,8 @@ lscpu's caches, the load average at the end). Only the plots written are named;
 a load average above the CPU count at the start or the end is flagged.
 
 Row names (bench/bench_common.h, RowSpec):
-    op/layout/<bpk>bpk/<size>/<keys>/<mode>/<target>[/real_time][/threads:N]
+    op/layout/<bpk>bpk/<size>/<keys>/<mode>/<target>[/iterations:N][/real_time][/threads:N]
+(iterations: the insert_atomic rows, one pass over fresh keys per run)
 
 ns/key: for 1-thread rows, on-CPU time (cpu_time * iterations / keys), which
 stays honest when other processes share the cores; for 2-thread rows, the
