@@ -48,10 +48,12 @@ inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 // block that lacks some of them once; a word a relaxed load finds holding
 // them all gets no OR (bits are only ever set, so it keeps them). split256 so
 // takes at most 4 locked ORs per key, not 8, and a key already present none.
-// The others keep the reference's ORs: sectorized512 at k = 8 has one bit per
-// u64 (8 ORs either way) and blocked512's scattered words cost more in the
-// scratch's round trip than they saved (fresh 1M-key builds, Zen 3: see the
-// CHANGELOG). Bytes and answers as the reference's (tests/kernels_test.cc).
+// sectorized512 at k = 8 has one bit per u64 (8 ORs either way on fresh keys:
+// a tie) but skips them for keys present; register64 and sectorized512 at
+// k = 16 declare it too. blocked512 and classic keep the reference's ORs:
+// blocked512's scattered words cost more in the scratch's round trip than they
+// saved (fresh 1M-key builds, Zen 3: see the CHANGELOG). Bytes and answers as
+// the reference's (tests/kernels_test.cc).
 template <class P>
 concept AtomicByWord64 = requires { P::kBlockShift; } && P::kAtomicByWord64;
 
@@ -95,7 +97,7 @@ class AtomicInsertProbe {
  private:
   P p_;
   FilterRef f_;
-  HWY_ALIGN mutable uint8_t scratch_[64];
+  alignas(64) mutable uint8_t scratch_[64];  // as the filter's blocks: every target's aligned loads
 };
 
 // ---- The pipeline -------------------------------------------------------------

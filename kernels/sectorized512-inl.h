@@ -118,8 +118,10 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
 
  public:
   // Concurrent inserts OR whole u64 words (kernels/pipeline-inl.h) where a
-  // key has more bits than a block has u64 words: split256, sectorized512 at k = 16.
-  static constexpr bool kAtomicByWord64 = kZones > kWords / 2;
+  // key has a bit in every u64 word of its block or more: split256 (4 ORs
+  // instead of 8), sectorized512 at k = 16 (8 instead of 16) and k = 8 (8
+  // either way, but none for a key already present).
+  static constexpr bool kAtomicByWord64 = kZones >= kWords / 2;
   // Nothing but two words to copy: the single-key path builds one per call.
   explicit SectorProbe(const FilterRef& f) : SectorProbe::FilterBlockProbe(f) {}
 
