@@ -63,21 +63,35 @@ template <class P, HashKind kHash>
 void InsertKeyOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
   InsertOne<P>(bits, num_blocks, k, HashU64With<kHash>(key, seed_const));
 }
+// The batch's atomic probe for one key (probes with AtomicByWord64: whole u64
+// words ORed, and none a relaxed load finds holding the key's bits).
+template <class P>
+void InsertOneAtomic(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+  static_assert(AtomicByWord64<P>, "the others take the reference's atomic insert");
+  const AtomicInsertProbe<P> p(FilterRef{bits, num_blocks, k, Layout::kBlocked512});
+  p.Insert(hash);
+}
 template <class P, HashKind kHash>
-OneKeyOps OneKeyWith() {
-  return OneKeyOps{&QueryOne<P>, &InsertOne<P>, &QueryKeyOne<P, kHash>, &InsertKeyOne<P, kHash>};
+OneKeyOps OneKeyWith(Layout layout, uint32_t k) {
+  InsertOneFn insert_atomic = nullptr;
+  if constexpr (AtomicByWord64<P>) {
+    insert_atomic = &InsertOneAtomic<P>;
+  } else {
+    insert_atomic = reference::OneKey(layout, k, kHash).insert_atomic;
+  }
+  return OneKeyOps{&QueryOne<P>, &InsertOne<P>, &QueryKeyOne<P, kHash>, &InsertKeyOne<P, kHash>, insert_atomic};
 }
 OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash) {
   const FilterRef f{nullptr, 0, k, layout};
-  auto pick = [hash](auto probe_tag) {
+  auto pick = [hash, layout, k](auto probe_tag) {
     using P = typename decltype(probe_tag)::type;
     switch (hash) {
-      case HashKind::kXxh64: return OneKeyWith<P, HashKind::kXxh64>();
-      case HashKind::kMulx: return OneKeyWith<P, HashKind::kMulx>();
-      case HashKind::kRocksdb: return OneKeyWith<P, HashKind::kRocksdb>();
+      case HashKind::kXxh64: return OneKeyWith<P, HashKind::kXxh64>(layout, k);
+      case HashKind::kMulx: return OneKeyWith<P, HashKind::kMulx>(layout, k);
+      case HashKind::kRocksdb: return OneKeyWith<P, HashKind::kRocksdb>(layout, k);
       case HashKind::kXxh3: break;
     }
-    return OneKeyWith<P, HashKind::kXxh3>();
+    return OneKeyWith<P, HashKind::kXxh3>(layout, k);
   };
   switch (layout) {
 #define BLOCKBLOOM_ONE_KEY_CASE(Name) \

@@ -72,6 +72,9 @@ struct OneKeyOps {
   InsertOneFn insert;
   QueryKeyFn query_key;
   InsertKeyFn insert_key;
+  // insert with relaxed atomic ORs, as reference::InsertHashAtomic (threads may
+  // insert and query the filter at once): the batch's atomic probe for one key.
+  InsertOneFn insert_atomic;
 };
 
 // One compiled target's kernels. Every entry point obeys the same contract on

@@ -93,21 +93,23 @@ void InsertKeyAt(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_c
   InsertHash(FilterRef{bits, num_blocks, k, kL}, HashU64With<kHash>(key, seed_const));
 }
 template <Layout kL>
+void InsertOneAtomicAt(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+  InsertHashAtomic(FilterRef{bits, num_blocks, k, kL}, hash);
+}
+template <Layout kL, HashKind kHash>
+OneKeyOps OneKeyAtWith() {
+  return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, kHash>, &InsertKeyAt<kL, kHash>,
+                   &InsertOneAtomicAt<kL>};
+}
+template <Layout kL>
 OneKeyOps OneKeyAt(HashKind hash) {
   switch (hash) {
-    case HashKind::kXxh64:
-      return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kXxh64>,
-                       &InsertKeyAt<kL, HashKind::kXxh64>};
-    case HashKind::kMulx:
-      return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kMulx>,
-                       &InsertKeyAt<kL, HashKind::kMulx>};
-    case HashKind::kRocksdb:
-      return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kRocksdb>,
-                       &InsertKeyAt<kL, HashKind::kRocksdb>};
+    case HashKind::kXxh64: return OneKeyAtWith<kL, HashKind::kXxh64>();
+    case HashKind::kMulx: return OneKeyAtWith<kL, HashKind::kMulx>();
+    case HashKind::kRocksdb: return OneKeyAtWith<kL, HashKind::kRocksdb>();
     case HashKind::kXxh3: break;
   }
-  return OneKeyOps{&QueryOneAt<kL>, &InsertOneAt<kL>, &QueryKeyAt<kL, HashKind::kXxh3>,
-                   &InsertKeyAt<kL, HashKind::kXxh3>};
+  return OneKeyAtWith<kL, HashKind::kXxh3>();
 }
 }  // namespace
 

@@ -266,6 +266,13 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
           one.insert(got.bits, num_blocks, k, h);
         }
         ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << LayoutName(l) << " k=" << k;
+        // The atomic insert (whole u64 words, or the reference's per-word ORs): the
+        // same bytes, and a second pass of the same keys changes nothing.
+        Payload atomic(l, num_blocks, k);
+        for (int pass = 0; pass < 2; ++pass) {
+          for (uint64_t h : hashes) one.insert_atomic(atomic.bits, num_blocks, k, h);
+          ASSERT_EQ(0, std::memcmp(ref.bits, atomic.bits, ref.Bytes())) << LayoutName(l) << " k=" << k << " atomic";
+        }
         for (uint64_t h : hashes) ASSERT_TRUE(one.query(got.bits, num_blocks, k, h)) << LayoutName(l) << " k=" << k;
         for (uint64_t h : probes)
           ASSERT_EQ(one.query(got.bits, num_blocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))

@@ -199,7 +199,7 @@ void Filter::InsertBatch(std::span<const std::string_view> keys) {
 
 void Filter::InsertHashAtomic(uint64_t hash) {
   CheckWritable();
-  kernels::reference::InsertHashAtomic(FilterAccess::Ref(*this), hash);
+  insert_atomic_(bits_, num_blocks_, k_, hash);
   AddInserted(1);
 }
 void Filter::InsertAtomic(uint64_t key) { InsertHashAtomic(detail::HashU64Inline(key, hash_, seed_)); }

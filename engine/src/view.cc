@@ -39,6 +39,7 @@ FilterView::FilterView() noexcept
   insert_one_ = one.insert;
   query_key_ = one.query_key;
   insert_key_ = one.insert_key;
+  insert_atomic_ = one.insert_atomic;
   seed_const_ = kernels::KeyHashConstant(hash_, seed_);
 }
 
@@ -57,6 +58,7 @@ FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind 
   insert_one_ = one.insert;
   query_key_ = one.query_key;
   insert_key_ = one.insert_key;
+  insert_atomic_ = one.insert_atomic;
   seed_const_ = kernels::KeyHashConstant(hash, seed);
 }
 

@@ -125,6 +125,10 @@ class Filter : public FilterView {
 
   // ---- Concurrent writers ---------------------------------------------------------
   // Safe to call from many threads at once on the same filter (see above).
+  // Each costs up to k lock-prefixed ORs (split256, sectorized512, register64:
+  // one per 64-bit word lacking the key's bits, none for a key already
+  // present), 2-10x a plain insert (Zen 3, CHANGELOG): a lone writer should
+  // call Insert*.
   void InsertAtomic(uint64_t key);
   void InsertHashAtomic(uint64_t hash);
   void InsertBatchAtomic(std::span<const uint64_t> keys);

@@ -170,6 +170,7 @@ class FilterView {
   detail::InsertOneFn insert_one_;
   detail::QueryKeyFn query_key_;
   detail::InsertKeyFn insert_key_;
+  detail::InsertOneFn insert_atomic_;  // Filter::InsertHashAtomic's
   uint64_t seed_const_;  // the hash's per-filter constant (kernels/common.h KeyHashConstant)
 
  private:
