@@ -77,9 +77,9 @@ class AtomicInsertProbe {
       uint64_t* block = reinterpret_cast<uint64_t*>(p_.Block(h));
       uint64_t mask[kWords];
       std::memcpy(mask, scratch_, kBytes);
-      // Which words lack bits, as a bit set: no branch per word (for
-      // blocked512 which words a key touches is random, and a branch on it
-      // mispredicted so often that inserts ran 2x slower than the reference's).
+      // Which words lack bits, as a bit set: no branch per word (which words
+      // lack bits is random, and a branch on it mispredicted so often that
+      // blocked512's inserts ran 2x slower than the reference's).
       uint32_t lacking = 0;
       for (size_t i = 0; i < kWords; ++i) {
         const uint64_t w = std::atomic_ref<uint64_t>(block[i]).load(std::memory_order_relaxed);

@@ -179,7 +179,7 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
 }
 
 // Atomic inserts write the reference's bytes for every k: the probes that OR
-// whole u64 words (kAtomicByWord64: split256, sectorized512 at k = 16,
+// whole u64 words (kAtomicByWord64: split256, sectorized512 at k = 8 and 16,
 // register64) as well as those that keep the reference's per-word ORs; a
 // second pass of the same keys (every word already holding its bits, so no
 // OR at all) changes nothing.
