@@ -63,10 +63,10 @@ uint64_t RunChunk(const RowSpec& row, Filter& f, std::span<const Key> keys, std:
     const kernels::Ops& ops = kernels::reference::ReferenceOps();
     if constexpr (std::is_same_v<Key, uint64_t>) {
       if (IsInsert(row.op)) {
-        ops.insert_keys(RefOf(f), keys.data(), keys.size(), f.seed());
+        ops.insert_keys(RefOf(f), keys.data(), keys.size(), f.seed(), f.hash_kind());
         return 0;
       }
-      return ops.query_keys(RefOf(f), keys.data(), keys.size(), f.seed(), out.data());
+      return ops.query_keys(RefOf(f), keys.data(), keys.size(), f.seed(), f.hash_kind(), out.data());
     }
     return 0;
   }

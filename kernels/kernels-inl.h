@@ -24,7 +24,7 @@ namespace HWY_NAMESPACE {
 void InsertHashes(const FilterRef& f, const uint64_t* hashes, size_t n);
 void InsertHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext);
 void InsertHashesAtomic(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext);
-void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed);
+void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash);
 
 }  // namespace HWY_NAMESPACE
 }  // namespace blockbloom::kernels

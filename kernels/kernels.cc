@@ -32,14 +32,14 @@ void HashU64(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
   HashU64Batch(keys, n, seed, out);
 }
 size_t QueryHashes(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out) {
-  return RunBatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, out);
+  return RunBatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, HashKind::kXxh3, out);
 }
 size_t QueryHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext,
                         uint8_t* out) {
-  return RunBatch<Mode::kQuery>(f, hashes, n, next, nnext, false, 0, out);
+  return RunBatch<Mode::kQuery>(f, hashes, n, next, nnext, false, 0, HashKind::kXxh3, out);
 }
-size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
-  return RunBatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, out);
+size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash, uint8_t* out) {
+  return RunBatch<Mode::kQuery>(f, keys, n, nullptr, 0, true, seed, hash, out);
 }
 
 // ---- One key -----------------------------------------------------------------

@@ -106,9 +106,12 @@ struct Ops {
   void (*insert_hashes_atomic)(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next,
                                size_t nnext);
 
-  // Fused: hash keys[0, n) (as hash_u64 with seed) then insert / query.
-  void (*insert_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed);
-  size_t (*query_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
+  // Fused: hash keys[0, n) with `hash` and seed (HashU64WithConstant with
+  // KeyHashConstant(hash, seed), kernels/common.h; XXH3 vectorized as
+  // hash_u64, the other kinds key by key) then insert / query, hashing
+  // interleaved with the probes (kernels/pipeline-inl.h, RunKeys).
+  void (*insert_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash);
+  size_t (*query_keys)(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash,
                        uint8_t* out);
 
   // This target's single-key probe of `layout` at `k` (LayoutAcceptsK(layout, k)),

@@ -31,16 +31,16 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 
 void InsertHashes(const FilterRef& f, const uint64_t* hashes, size_t n) {
-  RunBatch<Mode::kInsert>(f, hashes, n, nullptr, 0, false, 0, nullptr);
+  RunBatch<Mode::kInsert>(f, hashes, n, nullptr, 0, false, 0, HashKind::kXxh3, nullptr);
 }
 void InsertHashesAhead(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  RunBatch<Mode::kInsert>(f, hashes, n, next, nnext, false, 0, nullptr);
+  RunBatch<Mode::kInsert>(f, hashes, n, next, nnext, false, 0, HashKind::kXxh3, nullptr);
 }
 void InsertHashesAtomic(const FilterRef& f, const uint64_t* hashes, size_t n, const uint64_t* next, size_t nnext) {
-  RunBatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, false, 0, nullptr);
+  RunBatch<Mode::kInsertAtomic>(f, hashes, n, next, nnext, false, 0, HashKind::kXxh3, nullptr);
 }
-void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed) {
-  RunBatch<Mode::kInsert>(f, keys, n, nullptr, 0, true, seed, nullptr);
+void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash) {
+  RunBatch<Mode::kInsert>(f, keys, n, nullptr, 0, true, seed, hash, nullptr);
 }
 
 }  // namespace HWY_NAMESPACE

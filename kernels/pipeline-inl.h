@@ -185,9 +185,13 @@ concept HasBlockAddresses = requires(const P& p, uint8_t* b, uint64_t h) {
   p.QueryAt(b, h);
   p.InsertAt(b, h);
 };
-template <bool kInsert, bool kPrefetch, class P>
-HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
-                          uint8_t* out) {
+// XXH3 hashes a step's keys in vectors; the other kinds key by key in
+// registers (kernels/common.h HashU64With; "mulx" has no vector form on these
+// targets: no 64x64 -> 128-bit multiply in lanes). Measured against hashing
+// them in 512-key chunks before the probes (the engine's way before): the
+// CHANGELOG, "Changed (speed)".
+template <bool kInsert, bool kPrefetch, class P, HashKind kHash>
+HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
   constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
   constexpr size_t kMask = kRing - 1;
   static_assert((kRing & kMask) == 0 && kRing % kStep == 0 && kAhead % kStep == 0 && kAhead + 2 * kStep <= kRing,
@@ -197,12 +201,26 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
   const P p(f);
   HWY_ALIGN uint64_t ring[kRing];
   HWY_ALIGN uint64_t addr[kAddresses ? kRing : 1];  // addr[j & kMask]: key j's block address
-  const uint64_t seed_const = Xxh3SeedConstant(seed);
+  const uint64_t seed_const = KeyHashConstant(kHash, seed);
   // Hashes keys [j, j + len) into ring (and their blocks' addresses), j % kStep == 0.
   const auto hash = [&, seed_const](size_t j, size_t len) HWY_ATTR {
-    HashU64BatchWith(keys + j, len, seed_const, ring + (j & kMask));
-    if constexpr (kAddresses)
-      BlockAddresses<P::kBlockShift>(ring + (j & kMask), len, f.num_blocks, f.bits, addr + (j & kMask));
+    if constexpr (kHash == HashKind::kXxh3) {
+      HashU64BatchWith(keys + j, len, seed_const, ring + (j & kMask));
+      if constexpr (kAddresses)
+        BlockAddresses<P::kBlockShift>(ring + (j & kMask), len, f.num_blocks, f.bits, addr + (j & kMask));
+    } else {
+      // Hashed one by one, so their addresses too: BlockAddresses' vector
+      // load of hashes just stored one by one would wait for those stores to
+      // retire (no forwarding from several stores into one load): 1.26-1.40x
+      // slower batches, mulx on Zen 5.
+      uint64_t* HWY_RESTRICT to = ring + (j & kMask);
+      uint64_t* HWY_RESTRICT at = addr + (kAddresses ? (j & kMask) : 0);
+      for (size_t i = 0; i < len; ++i) {
+        const uint64_t h = HashU64With<kHash>(keys[j + i], seed_const);
+        to[i] = h;
+        if constexpr (kAddresses) at[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p.Block(h)));
+      }
+    }
   };
   // ring[j & kMask] holds key j's hash for j in [i, hashed).
   size_t hashed = n < kAhead + kStep ? n : kAhead + kStep;
@@ -252,19 +270,31 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
 enum class Mode { kQuery, kInsert, kInsertAtomic };
 
 // Layout switch and prefetch decision, once per batch. `in` holds keys (hashed
-// here with `seed`) if `keys`, else hashes; next[0, nnext) are hashes to
-// prefetch after them.
+// here with `hash` and `seed`) if `keys`, else hashes; next[0, nnext) are
+// hashes to prefetch after them. Atomic inserts take hashes only.
 template <Mode kMode>
 HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
-                             bool keys, uint64_t seed, uint8_t* out) {
+                             bool keys, uint64_t seed, HashKind hash, uint8_t* out) {
   constexpr bool kInsert = kMode != Mode::kQuery;
   const bool prefetch = PayloadBytes(f.layout, f.num_blocks) >= kPrefetchMinBytes;
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
-    if (keys) {
-      return prefetch ? RunKeys<kInsert, true, P>(f, in, n, seed, out)
-                      : RunKeys<kInsert, false, P>(f, in, n, seed, out);
+    if constexpr (kMode != Mode::kInsertAtomic) {
+      if (keys) {
+        auto with = [&](auto hash_tag) HWY_ATTR -> size_t {
+          constexpr HashKind kHash = decltype(hash_tag)::value;
+          return prefetch ? RunKeys<kInsert, true, P, kHash>(f, in, n, seed, out)
+                          : RunKeys<kInsert, false, P, kHash>(f, in, n, seed, out);
+        };
+        switch (hash) {
+          case HashKind::kXxh64: return with(std::integral_constant<HashKind, HashKind::kXxh64>());
+          case HashKind::kMulx: return with(std::integral_constant<HashKind, HashKind::kMulx>());
+          case HashKind::kRocksdb: return with(std::integral_constant<HashKind, HashKind::kRocksdb>());
+          case HashKind::kXxh3: break;
+        }
+        return with(std::integral_constant<HashKind, HashKind::kXxh3>());
+      }
     }
     return prefetch ? RunHashes<kInsert, true, P>(f, in, n, next, nnext, out)
                     : RunHashes<kInsert, false, P>(f, in, n, next, nnext, out);

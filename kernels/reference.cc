@@ -38,14 +38,16 @@ size_t QueryBatch(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t*
   }
   return hits;
 }
-void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed) {
-  for (size_t i = 0; i < n; ++i) InsertHash(f, HashU64(keys[i], seed));
+void InsertKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash) {
+  const uint64_t c = KeyHashConstant(hash, seed);
+  for (size_t i = 0; i < n; ++i) InsertHash(f, HashU64WithConstant(keys[i], hash, c));
 }
-size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed,
+size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash,
                  uint8_t* out) {
+  const uint64_t c = KeyHashConstant(hash, seed);
   size_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    out[i] = QueryHash(f, HashU64(keys[i], seed)) ? 1 : 0;
+    out[i] = QueryHash(f, HashU64WithConstant(keys[i], hash, c)) ? 1 : 0;
     hits += out[i];
   }
   return hits;

@@ -147,27 +147,30 @@ TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
 
 // On a cache-resident filter and on one large enough for the prefetching key
 // pipeline, whose ring boundaries kSizes straddles: the look-ahead (128), a
-// step (8) on either side of it, the keys' own prefetch (512 ahead).
+// step (8) on either side of it, the keys' own prefetch (512 ahead). Every
+// hash kind: XXH3 hashes in vectors, the others key by key in the same steps.
 TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   const auto keys = RandomKeys(20000, 5);
+  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
       for (size_t n : kSizes) {
         for (uint64_t seed : {uint64_t{0}, uint64_t{99}}) {
+          // The reference hash: blockbloom::HashU64 (engine/src/hash.cc), the one the files promise.
+          auto hash = [&](uint64_t key) { return blockbloom::HashU64(key, kind, seed); };
           Payload ref(l, num_blocks, k), got(l, num_blocks, k);
-          for (size_t i = 0; i < n; ++i)
-            kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(keys[i + 1], seed));
-          ops().insert_keys(got.Ref(), keys.data() + 1, n, seed);
+          for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), hash(keys[i + 1]));
+          ops().insert_keys(got.Ref(), keys.data() + 1, n, seed, kind);
           ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes()))
-              << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
+              << "hash " << blockbloom::HashName(kind) << " layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
           std::vector<uint8_t> out(n + 1, 9);
-          const size_t hits = ops().query_keys(got.Ref(), keys.data() + 5000, n, seed, out.data());
+          const size_t hits = ops().query_keys(got.Ref(), keys.data() + 5000, n, seed, kind, out.data());
           size_t expect = 0;
           for (size_t i = 0; i < n; ++i) {
-            const bool want =
-                kernels::reference::QueryHash(ref.Ref(), kernels::reference::HashU64(keys[5000 + i], seed));
-            ASSERT_EQ(out[i], want ? 1 : 0) << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
+            const bool want = kernels::reference::QueryHash(ref.Ref(), hash(keys[5000 + i]));
+            ASSERT_EQ(out[i], want ? 1 : 0)
+                << "hash " << blockbloom::HashName(kind) << " layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
             expect += want;
           }
           EXPECT_EQ(hits, expect);
@@ -175,6 +178,7 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
         }
       }
     }
+  }
   }
 }
 
@@ -242,10 +246,10 @@ TEST_P(Kernels, PrefetchingPathMatchesReference) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     Payload ref(l, PrefetchingBlocks(l), k), got(l, PrefetchingBlocks(l), k);
     for (uint64_t key : keys) kernels::reference::InsertHash(ref.Ref(), kernels::reference::HashU64(key, 3));
-    ops().insert_keys(got.Ref(), keys.data(), keys.size(), 3);
+    ops().insert_keys(got.Ref(), keys.data(), keys.size(), 3, HashKind::kXxh3);
     ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << "layout " << int(l);
     std::vector<uint8_t> out(keys.size());
-    EXPECT_EQ(ops().query_keys(got.Ref(), keys.data(), keys.size(), 3, out.data()), keys.size());
+    EXPECT_EQ(ops().query_keys(got.Ref(), keys.data(), keys.size(), 3, HashKind::kXxh3, out.data()), keys.size());
   }
 }
 

@@ -13,7 +13,7 @@
 namespace blockbloom::detail {
 namespace {
 
-// Keys hashed per chunk where the kernels do not hash (strings, XXH64, atomic
+// Keys hashed per chunk where the kernels do not hash (strings, atomic
 // inserts): the kernels' own chunk (kernels.h).
 using kernels::kHashChunk;
 
@@ -80,9 +80,9 @@ void CheckOutSize(size_t keys, size_t out) {
 
 size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys,
                   uint8_t* out) {
-  // XXH3 of 8-byte keys is vectorized inside the kernels (fused hash + probe).
-  if (kind == HashKind::kXxh3) return kernels::Active().query_keys(ref, keys.data(), keys.size(), seed, out);
-  return QueryChunks(ref, kind, seed, keys, out);
+  // 8-byte keys are hashed inside the kernels, interleaved with the probes
+  // (XXH3 in vectors, the other kinds key by key).
+  return kernels::Active().query_keys(ref, keys.data(), keys.size(), seed, kind, out);
 }
 
 size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
@@ -91,11 +91,7 @@ size_t QueryBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
 }
 
 void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed, std::span<const uint64_t> keys) {
-  if (kind == HashKind::kXxh3) {
-    kernels::Active().insert_keys(ref, keys.data(), keys.size(), seed);
-  } else {
-    InsertChunks(ref, kind, seed, keys);
-  }
+  kernels::Active().insert_keys(ref, keys.data(), keys.size(), seed, kind);
 }
 
 void InsertBatch(const kernels::FilterRef& ref, HashKind kind, uint64_t seed,
