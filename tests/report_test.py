@@ -91,6 +91,23 @@ def overlap(a, b):
     return a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5
 
 
+def boost_run(target, ours_ns, boost_ns):
+    """A --bb_preset=boost run at 1M and 10M keys: our batch rows on `target` (the best one, or the one
+    BLOCKBLOOM_PAIR_TARGET pinned), per-key and typed rows, and Boost's rows, each side at one ns/key."""
+    rows = []
+    for size in ("1Mkeys", "10Mkeys"):
+        for ours, theirs, _ in report.BOOST_PAIRS:
+            for op in ("insert", "query_absent", "query_present"):
+                rows.append(row(op, ours, size, target, ours_ns[(size, "batch")]))
+                rows.append(row(op, ours, size, "any", ours_ns[(size, "perkey")], mode="perkey"))
+                rows.append(row(op, ours, size, "native", ours_ns[(size, "typed")], mode="typed"))
+                rows.append(row(op, theirs, size, "native", boost_ns, mode="batch"))
+                rows.append(row(op, theirs, size, "native", boost_ns, mode="perkey"))
+    ctx = {"date": "2026-11-26T01:00:00+00:00", "num_cpus": 2, "cpu_model": "Test CPU", "bb_preset": "boost",
+           "targets_supported": " ".join(TARGETS)}
+    return {"context": ctx, "benchmarks": rows}
+
+
 class ReportTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="bbreport.")
@@ -180,6 +197,33 @@ class ReportTest(unittest.TestCase):
         for doc in ("report.md", "summary.md"):
             with open(os.path.join(out, doc)) as f:
                 self.assertIn("**Loaded machine**", f.read())
+
+
+    def test_boost_goals_take_the_lowest_cell_and_the_pinned_target(self):
+        # Boost at 2 ns/key: 1M batches 1.6 (1.25x), 10M 1.5 (1.33x), typed 1.6 (1.25x), per key 2.6 (0.77x).
+        ours = {("1Mkeys", "batch"): 1.6, ("10Mkeys", "batch"): 1.5, ("1Mkeys", "typed"): 1.6,
+                ("10Mkeys", "typed"): 1.6, ("1Mkeys", "perkey"): 2.6, ("10Mkeys", "perkey"): 2.6}
+        for target in ("avx3_dl", "avx2"):
+            res = report.Results(boost_run(target, ours, 2.0))
+            goals = "\n".join(report.boost_goals(res))
+            self.assertIn(f"batches on {target}", goals)
+            # 1M: >= 1.25x on AVX-512, >= 1.1x pinned to AVX2: 1.25x meets both.
+            want_1m = "1.25" if target.startswith("avx3") else "1.1"
+            self.assertIn(f"| batch calls, 1Mkeys: >= {want_1m}x | 1.25-1.25x |", goals)
+            self.assertRegex(goals, r"batch calls, 10Mkeys: >= 1.5x \| 1.33-1.33x \| .* \| \*\*not met\*\* \|")
+            self.assertRegex(goals, r"per key, typed.h, 1Mkeys: >= 1.1x \| 1.25-1.25x \| .* \| met \|")
+            self.assertRegex(goals, r"per key, dispatched, 1Mkeys: >= 0.8x \| 0.769-0.769x \| .* \| \*\*not met\*\* \|")
+            # The pinned rows fill the ratio table too (no "-" cells for the batch rows).
+            table = "\n".join(report.boost_table(res))
+            self.assertIn(f"blockbloom on {target}", table)
+            self.assertNotIn("| batch | - |", table)
+        # One pair slower than the rest decides the verdict: its cell is named.
+        run = boost_run("avx3_dl", ours, 2.0)
+        for b in run["benchmarks"]:
+            if b["name"].startswith("insert/register64/10bpk/1Mkeys/u64/batch/"):
+                b.update(cpu_time=1.9e6, real_time=1.9e6, items_per_second=1e9 / 1.9)
+        goals = "\n".join(report.boost_goals(report.Results(run)))
+        self.assertRegex(goals, r"batch calls, 1Mkeys: >= 1.25x \| 1.05-1.25x \| register64 insert 1.05x \| \*\*not met\*\* \|")
 
 
 if __name__ == "__main__":
