@@ -32,7 +32,8 @@ enum class HashKind : uint8_t {
   // the lower half and probes with the upper, blocked512 the other way round,
   // so with the swap a blocked512 filter of this kind is bit-exact with
   // RocksDB's (blockbloom/rocksdb.h). RocksDB itself uses seed 0. Not
-  // vectorized: batches hash key by key into the hash-batch kernels.
+  // vectorized: batches of uint64 keys hash key by key in the kernels' key
+  // pipeline (as xxh64 and mulx do; only XXH3 hashes in vectors).
   kRocksdb = 3,
 };
 // The largest HashKind value: files with a larger hash byte are refused.
