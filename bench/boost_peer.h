@@ -17,7 +17,7 @@ namespace blockbloom::bench::boost_peer {
 
 // The pairs of issue 9, each against the blockbloom layout with the same bits:
 //   kFastMultiblock32x8: filter<K, 1, fast_multiblock32<8>>  vs split256 (8 x u32, one bit each)
-//   kFastMultiblock64x8: filter<K, 1, fast_multiblock64<8>>  vs sectorized512 k = 8 (one bit per 64 bits of a line)
+//   kFastMultiblock64x8: filter<K, 1, fast_multiblock64<8>>  vs sectorized512 k = 8 and split512 (one bit per 64 bits of a line)
 //   kBlock64x6:          filter<K, 1, block<uint64_t, 6>>    vs register64 k = 6
 enum class Pair { kFastMultiblock32x8, kFastMultiblock64x8, kBlock64x6 };
 inline constexpr Pair kPairs[] = {Pair::kFastMultiblock32x8, Pair::kFastMultiblock64x8, Pair::kBlock64x6};

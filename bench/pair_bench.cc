@@ -7,8 +7,9 @@
 // bench/boost_peer_bench.cc (-O3 -march=native).
 //
 // Row names follow bench_common.h: op/layout/10bpk/<size>/<keys>/<mode>/<target>,
-// layout "split256" / "sectorized512" / "register64" at the pair's k (counter
-// k), or "boost_fmb32x8" / "boost_fmb64x8" / "boost_block64x6", target "native".
+// layout "split256" / "sectorized512" or "split512" / "register64" at the
+// pair's k (counter k), or "boost_fmb32x8" / "boost_fmb64x8" /
+// "boost_block64x6", target "native".
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -32,13 +33,16 @@ struct Side {
   Layout layout;
   uint32_t k;
 };
-Side BlockbloomSide(bp::Pair p) {
+// Our layouts of a pair, each at the rate of Boost's filter: fast_multiblock64<8>
+// has two, sectorized512 at k = 8 and split512 (the same model; split512 reads
+// its bits from fields of the hash as Boost's does, issue 20).
+std::vector<Side> BlockbloomSides(bp::Pair p) {
   switch (p) {
-    case bp::Pair::kFastMultiblock32x8: return {Layout::kSplit256, 8};
-    case bp::Pair::kFastMultiblock64x8: return {Layout::kSectorized512, 8};
-    case bp::Pair::kBlock64x6: return {Layout::kRegister64, 6};
+    case bp::Pair::kFastMultiblock32x8: return {{Layout::kSplit256, 8}};
+    case bp::Pair::kFastMultiblock64x8: return {{Layout::kSectorized512, 8}, {Layout::kSplit512, 8}};
+    case bp::Pair::kBlock64x6: return {{Layout::kRegister64, 6}};
   }
-  return {Layout::kSplit256, 8};
+  return {{Layout::kSplit256, 8}};
 }
 
 // Calls fn(span of present keys) over the n present keys in 1M-key chunks.
@@ -65,8 +69,7 @@ struct OursCtx {
 OneSlot<OursCtx> g_ours;
 OneSlot<bp::Peer> g_boost;
 
-std::shared_ptr<OursCtx> Ours(bp::Pair p, uint64_t n, KeyType type) {
-  const Side s = BlockbloomSide(p);
+std::shared_ptr<OursCtx> Ours(Side s, uint64_t n, KeyType type) {
   const std::string key = std::string(LayoutName(s.layout)) + "/" + std::to_string(n) + "/" +
                           std::string(KeyTypeName(type));
   return g_ours.Get(key, [&] {
@@ -104,11 +107,11 @@ const std::vector<Key>& Pool(const Pools& p, Op op) {
 }
 
 template <typename Key>
-void OursRow(benchmark::State& st, const RowSpec& row, bp::Pair p) {
+void OursRow(benchmark::State& st, const RowSpec& row, Side s) {
   const uint64_t n = row.size.keys;
   PinFor(row.target);
   const auto pools = GetPools(row.keys, n);
-  const auto ctx = Ours(p, n, row.keys);
+  const auto ctx = Ours(s, n, row.keys);
   Filter& f = *ctx->filter;
   const std::vector<Key>& pool = Pool<Key>(*pools, row.op);
   PoolWalker walk(pool.size(), st);
@@ -166,12 +169,13 @@ void BoostRow(benchmark::State& st, const RowSpec& row, bp::Pair p) {
   st.counters["bytes"] = benchmark::Counter(static_cast<double>(peer->Bytes()), benchmark::Counter::kAvgThreads);
 }
 
-void Register(const RowSpec& row, bp::Pair p, bool boost) {
-  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row, p, boost](benchmark::State& st) {
+// Boost's row of pair p if `boost`, else ours of side s.
+void Register(const RowSpec& row, bp::Pair p, Side s, bool boost) {
+  auto* b = benchmark::RegisterBenchmark(row.Name().c_str(), [row, p, s, boost](benchmark::State& st) {
     if (boost) {
       row.keys == KeyType::kU64 ? BoostRow<uint64_t>(st, row, p) : BoostRow<std::string_view>(st, row, p);
     } else {
-      row.keys == KeyType::kU64 ? OursRow<uint64_t>(st, row, p) : OursRow<std::string_view>(st, row, p);
+      row.keys == KeyType::kU64 ? OursRow<uint64_t>(st, row, s) : OursRow<std::string_view>(st, row, s);
     }
   });
   b->UseRealTime();
@@ -210,13 +214,15 @@ void RegisterBoostPairs() {
         // Typed rows (uint64 keys and strings), when compiled.
         if (mode == Mode::kTyped && !typed_rows::Available()) continue;
         for (Op op : {Op::kInsert, Op::kQueryAbsent, Op::kQueryPresent}) {
-          const Side s = BlockbloomSide(p);
-          RowSpec ours{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, mode,
-                       mode == Mode::kPerKey ? "any" : mode == Mode::kTyped ? "native" : target};
-          Register(ours, p, false);
+          const std::vector<Side> sides = BlockbloomSides(p);
+          for (const Side& s : sides) {
+            RowSpec ours{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, mode,
+                         mode == Mode::kPerKey ? "any" : mode == Mode::kTyped ? "native" : target};
+            Register(ours, p, s, false);
+          }
           if (have && mode != Mode::kTyped) {
             RowSpec theirs{op, bp::PairName(p), kBpk, c.size, c.keys, mode, "native"};
-            Register(theirs, p, true);
+            Register(theirs, p, sides.front(), true);
           }
         }
       }

@@ -11,7 +11,7 @@ namespace {
 #define BLOCKBLOOM_TYPED_BENCH_CASES(X)                                                             \
   X(Split256, 8, Xxh3) X(Split256, 8, Mulx) X(Split256, 8, Xxh64) X(Sectorized512, 8, Xxh3)          \
   X(Sectorized512, 8, Mulx) X(Sectorized512, 8, Xxh64) X(Register64, 6, Xxh3) X(Register64, 6, Mulx) \
-  X(Register64, 6, Xxh64)
+  X(Register64, 6, Xxh64) X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64)
 
 bool Is(const FilterView& f, Layout l, uint32_t k, HashKind h) {
   return f.layout() == l && f.k() == k && f.hash_kind() == h;

@@ -20,7 +20,7 @@ namespace blockbloom::bench::typed_rows {
 bool Available();
 bool Simd();
 // f's (layout, k, hash) must be one of the Boost pairs' layouts (split256 k=8,
-// sectorized512 k=8, register64 k=6) with any hash kind; false otherwise.
+// sectorized512 k=8, split512 k=8, register64 k=6) with any hash kind; false otherwise.
 // uint64 keys or strings.
 bool Insert(Filter& f, const uint64_t* keys, size_t n);
 bool Insert(Filter& f, const std::string_view* keys, size_t n);

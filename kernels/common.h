@@ -183,6 +183,19 @@ inline uint64_t MulxFoldBy(uint64_t x) {
 inline uint64_t MulxU64(uint64_t key, uint64_t seed) {
   return MulxFoldBy<kMulxMultiplier2>(MulxFoldBy<kMulxMultiplier>(key ^ seed));
 }
+
+// split512: the bit indexes of a key's 8 words, byte j of the result holding
+// word j's (0..63). The hash folded once more, by a 64 x 64 -> 128-bit
+// multiply whose halves are XORed (MulxFold: every byte depends on all 64 bits
+// of the hash, not only on the bits below it as in a plain 64-bit product, so
+// a caller's InsertHash with weak low bits still spreads), then the low 6 bits
+// of each byte kept. The multiplier is Steele and Vigna's 64-bit MCG constant
+// ("Computationally easy, spectrally good multipliers", 2021), odd.
+inline constexpr uint64_t kSplit512Multiplier = 0xF1357AEA2E62A9C5ULL;
+inline constexpr uint64_t kSplit512FieldMask = 0x3F3F3F3F3F3F3F3FULL;
+inline uint64_t Split512Fields(uint64_t hash) {
+  return MulxFoldBy<kSplit512Multiplier>(hash) & kSplit512FieldMask;
+}
 // A little-endian u64 read through memcpy, as a value (identity on LE hosts).
 inline uint64_t LoadLE64Value(uint64_t raw) {
   if constexpr (std::endian::native == std::endian::little) {

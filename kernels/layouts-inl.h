@@ -19,7 +19,8 @@
 #include "kernels/register64-inl.h"
 #include "kernels/sectorized512-inl.h"
 #include "kernels/split256-inl.h"
+#include "kernels/split512-inl.h"
 
 #ifndef BLOCKBLOOM_FOR_EACH_LAYOUT
-#define BLOCKBLOOM_FOR_EACH_LAYOUT(X) X(Blocked512) X(Split256) X(Sectorized512) X(Register64) X(Classic)
+#define BLOCKBLOOM_FOR_EACH_LAYOUT(X) X(Blocked512) X(Split256) X(Sectorized512) X(Register64) X(Classic) X(Split512)
 #endif

@@ -21,6 +21,7 @@ uint32_t MidK(Layout layout) {
     case Layout::kSectorized512: return 8;
     case Layout::kRegister64: return 4;
     case Layout::kClassic: return 7;
+    case Layout::kSplit512: return 8;
   }
   return 1;
 }

@@ -67,6 +67,7 @@ uint32_t SomeK(Layout layout) {
     case Layout::kSectorized512: return 4;
     case Layout::kRegister64: return 5;
     case Layout::kClassic: return 6;
+    case Layout::kSplit512: return 8;
   }
   return 1;
 }

@@ -124,7 +124,7 @@ TEST(LayoutNames, UnknownNamesAreRefusedNamingEveryLayout) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "blockbloom: --layout = 'blocked256' is unknown: expected one of blocked512, split256, "
-                 "sectorized512, register64, classic");
+                 "sectorized512, register64, classic, split512");
   }
   EXPECT_EQ(LayoutName(static_cast<Layout>(200)), "unknown");
 }

@@ -21,7 +21,7 @@ namespace {
   X(Split256, 8, Mulx) X(Split256, 8, Xxh64) X(Sectorized512, 1, Xxh3) X(Sectorized512, 2, Mulx)            \
   X(Sectorized512, 4, Xxh64) X(Sectorized512, 8, Mulx) X(Sectorized512, 16, Xxh3) X(Register64, 1, Mulx)    \
   X(Register64, 3, Xxh3) X(Register64, 6, Mulx) X(Register64, 8, Xxh64) X(Classic, 1, Xxh3)                 \
-  X(Classic, 7, Mulx) X(Classic, 32, Xxh64)
+  X(Classic, 7, Mulx) X(Classic, 32, Xxh64) X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64)
 
 // Inserts keys[0, n) into f (empty, of the type's parameters) through a
 // TypedInserter, the first half by key and the rest by hash, then writes the

@@ -9,7 +9,7 @@ from typing import Any, Literal, Sequence, Union, overload
 import numpy as np
 import numpy.typing as npt
 
-LayoutName = Literal["blocked512", "split256", "sectorized512", "register64", "classic"]
+LayoutName = Literal["blocked512", "split256", "sectorized512", "register64", "classic", "split512"]
 HashName = Literal["xxh3", "xxh64", "mulx", "rocksdb"]
 Key = Union[int, str, bytes, np.integer[Any]]
 Keys = Union[npt.NDArray[Any], Sequence[int], Sequence[str], Sequence[bytes]]

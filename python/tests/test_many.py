@@ -12,7 +12,7 @@ from blockbloom import Filter
 
 LAYOUTS = blockbloom.layouts()
 SIZES = [0, 1, 63, 64, 65, 511, 512, 513, 4097]
-K = {"blocked512": 6, "split256": 8, "register64": 4, "sectorized512": 8, "classic": 7}  # each layout accepts its k
+K = {"blocked512": 6, "split256": 8, "register64": 4, "sectorized512": 8, "classic": 7, "split512": 8}  # each layout accepts its k
 
 
 def keys_u64(n: int, seed: int = 1) -> np.ndarray:

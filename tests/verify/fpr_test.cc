@@ -127,7 +127,13 @@ const std::vector<Point>& Grid(Layout l) {
       {Layout::kClassic, 10.0, 7, 200'000, KeyStream::kUrls, 0.1, 0.05},
       {Layout::kClassic, 14.0, 10, 100'000, KeyStream::kSequentialU64, 0, 0},
   };
+  static const std::vector<Point> split512 = {
+      {Layout::kSplit512, 6.0, 8, 100'000, KeyStream::kSequentialU64, 0, 0},
+      {Layout::kSplit512, 10.0, 8, 200'000, KeyStream::kUrls, 0.1, 0.05},
+      {Layout::kSplit512, 16.0, 8, 100'000, KeyStream::kRandomU64, 0, 0},
+  };
   switch (l) {
+    case Layout::kSplit512: return split512;
     case Layout::kBlocked512: return blocked512;
     case Layout::kSplit256: return split256;
     case Layout::kSectorized512: return sectorized512;
@@ -150,7 +156,7 @@ TEST_P(FprGrid, MeasuredRateWithinModelInterval) {
 // probes-per-filter * rate * k^2 / bits stays below ~0.15 (see measure.h).
 TEST_P(FprGrid, SmallFiltersMatchModel) {
   const Layout l = GetParam();
-  const uint32_t k = l == Layout::kSplit256 ? 8 : l == Layout::kSectorized512 ? 4 : 3;
+  const uint32_t k = l == Layout::kSplit256 || l == Layout::kSplit512 ? 8 : l == Layout::kSectorized512 ? 4 : 3;
   for (uint64_t bits : {512u, 2048u, 8192u}) {
     constexpr double kBitsPerKey = 8.0;
     const uint64_t blocks = bits / LayoutBlockBits(l);

@@ -44,7 +44,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-LAYOUTS = ["blocked512", "split256", "sectorized512", "register64", "classic"]
+LAYOUTS = ["blocked512", "split256", "sectorized512", "register64", "classic", "split512"]
 BLOCKED = [lay for lay in LAYOUTS if lay != "classic"]  # one cache line or less per key
 OPS = ["insert", "query_present", "query_absent", "query_mix"]
 # The library's speed goals (checked against each run in the report).
@@ -352,7 +352,8 @@ def compact_table(res, bpk=10, keys="u64"):
 # unit a reader thinks in (KiB/MiB/GiB, ns, %).
 
 COLORS = {"blocked512": "tab:blue", "split256": "tab:orange", "sectorized512": "tab:green",
-          "register64": "tab:purple", "classic": "tab:brown", "libbloom": "tab:red", "floor": "black"}
+          "register64": "tab:purple", "classic": "tab:brown", "split512": "tab:olive", "libbloom": "tab:red",
+          "floor": "black"}
 BPK_MARKERS = {8: "o", 10: "s", 16: "^"}
 DPI = 100
 
@@ -699,8 +700,11 @@ def load_lines(res):
             "are pessimistic; re-run on a quiet machine before quoting them."]
 
 
+# Our layouts against each Boost filter at its bits and rate: fast_multiblock64<8> has two, sectorized512 at
+# k = 8 and split512 (the same model, its bits from fields of the hash as Boost's).
 BOOST_PAIRS = [("split256", "boost_fmb32x8", "fast_multiblock32<8> vs split256"),
                ("sectorized512", "boost_fmb64x8", "fast_multiblock64<8> vs sectorized512 k=8"),
+               ("split512", "boost_fmb64x8", "fast_multiblock64<8> vs split512"),
                ("register64", "boost_block64x6", "block<uint64_t,6> vs register64 k=6")]
 
 
@@ -811,12 +815,15 @@ def boost_goal(mode, size, target):
 
 def boost_goals(res):
     """Each goal of the Boost pairs with the run's ratios (Boost / blockbloom) and a verdict: met when the
-    lowest ratio of every pair and op reaches it."""
+    lowest ratio of every pair and op reaches it. A Boost filter paired with two of our layouts at its rate
+    (fast_multiblock64<8>: sectorized512 k=8, split512) counts the faster of them, op by op (issue 20: "an
+    existing layout or a new one at the same bits and a rate no higher")."""
     if not any(r.layout.startswith("boost_") for r in res.rows.values()):
         return []
     target = pair_target(res)
     lines = ["## Goals against Boost.Bloom (uint64 keys, 10 bits/key, this run)", "",
              f"`x` = Boost's time / ours over the three pairs, insert and both queries; batches on {target}. "
+             "Where two of our layouts pair with one Boost filter, the faster counts. "
              "A goal is met when its lowest cell reaches it.", "",
              "| goal | measured | lowest cell | verdict |", "| --- | --- | --- | --- |"]
     names = {"batch": "batch calls", "typed": "per key, typed.h", "perkey": "per key, dispatched"}
@@ -824,13 +831,14 @@ def boost_goals(res):
         for size in res.sizes(10, "u64"):
             goal = boost_goal(mode, size, target)
             cells = []
-            for ours, theirs, label in BOOST_PAIRS:
+            for theirs in dict.fromkeys(t for _, t, _ in BOOST_PAIRS):
                 for op in ("insert", "query_absent", "query_present"):
-                    a = pair_row(res, op, ours, size, "u64", mode)
                     b = res.get(op, theirs, 10, size, "u64", "batch" if mode == "batch" else "perkey",
                                 target="native")
-                    if a and b:
-                        cells.append((ratio(b, a), f"{ours} {op}"))
+                    best = max(((ratio(b, a), f"{ours} {op}") for ours, t, _ in BOOST_PAIRS if t == theirs
+                                for a in [pair_row(res, op, ours, size, "u64", mode)] if a and b), default=None)
+                    if best:
+                        cells.append(best)
             if not cells or goal is None:
                 continue
             lo, hi = min(cells), max(cells)

@@ -48,7 +48,7 @@ run() {  # verify --streamed arguments...; appends the table rows
 }
 start=$(date -u +%Y-%m-%dT%H:%M:%SZ) load=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$log.times"
-for layout in blocked512 split256 sectorized512 register64 classic; do
+for layout in blocked512 split256 sectorized512 register64 classic split512; do
   run --layout "$layout" --keys "$n" --probes "$probes"
 done
 run --layout register64 --keys "$big_n" --blocks "$big_blocks" --probes "$probes"

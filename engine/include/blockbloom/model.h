@@ -43,10 +43,15 @@
 //    6.0 bits/value -> 10%, 10.5 -> 1%, 16.9 -> 0.1% follows).
 //  * sectorized512: k zones of 512/k bits, every key sets one bit in every zone:
 //    f_block(i) = (1 - (1 - k/512)^i)^k.
+//  * split512: 8 words of 64 bits, every key sets one bit in every word, so
+//    sectorized512's at k = 8: f_block(i) = (1 - (1 - 1/64)^i)^8.
 //  * hash width: the block comes from the high 32 bits of the 64-bit hash and
 //    the probe bits from the low 32, so an absent key whose low 32 bits equal one
 //    of the i keys' in its block collides on every bit:
 //    f_block(i) <- f_block(i) + (1 - f_block(i)) (1 - (1 - 2^-32)^i).
+//    split512's bits read all 64 (a fold of the whole hash; probe_hash_bits in
+//    layout.h), so it has no such term; like classic, an absent key with an
+//    inserted key's very hash collides: f <- f + (1 - f) (1 - (1 - 2^-64)^n).
 //    (A filter that took both from one 32-bit hash would instead gain
 //    1 - (1 - 2^-32)^n overall, which dominates past ~40M keys at 10 bits/key.)
 //
@@ -79,7 +84,8 @@
 // blocks c = 1: the r blocks with 2 values carry the load of a 2^31-block filter,
 // so the rate falls only linearly from the 2^31-block rate to the 2^32-block one
 // as b grows, and the solver sizes such filters by it. split256 selects blocks
-// the same way (Parquet's ((h >> 32) z) >> 32) and is modeled by the same term.
+// the same way (Parquet's ((h >> 32) z) >> 32) and is modeled by the same term;
+// split512 selects its 512-bit blocks so too, with sectorized512 k=8's column.
 // The term applies from b = 3 (b = 1 and powers of two are uniform).
 //
 // Classic's probe index (g * m) >> 64 with g uniform on 2^64 values gives bits
