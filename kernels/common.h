@@ -81,7 +81,8 @@ inline constexpr uint32_t kGoldenPow[16] = {
 
 // split256 / sectorized512: zone j uses x_j = lo32 * kSalt[j] (mod 2^32); the top
 // 5 bits pick the bit in the word, the next log2(words per zone) bits pick the
-// word in the zone. kSalt[0..7] are the Apache Parquet SBBF salts (BloomFilter.md),
+// word in the zone. split512: u64 word j takes bit x_j >> 26 (its top 6 bits).
+// kSalt[0..7] are the Apache Parquet SBBF salts (BloomFilter.md),
 // so split256 is bit-exact with Parquet; kSalt[8..15] are the low 32 bits of
 // SplitMix64 outputs 1..8 from state 0, forced odd.
 inline constexpr uint32_t kSalt[16] = {
@@ -182,19 +183,6 @@ inline uint64_t MulxFoldBy(uint64_t x) {
 }
 inline uint64_t MulxU64(uint64_t key, uint64_t seed) {
   return MulxFoldBy<kMulxMultiplier2>(MulxFoldBy<kMulxMultiplier>(key ^ seed));
-}
-
-// split512: the bit indexes of a key's 8 words, byte j of the result holding
-// word j's (0..63). The hash folded once more, by a 64 x 64 -> 128-bit
-// multiply whose halves are XORed (MulxFold: every byte depends on all 64 bits
-// of the hash, not only on the bits below it as in a plain 64-bit product, so
-// a caller's InsertHash with weak low bits still spreads), then the low 6 bits
-// of each byte kept. The multiplier is Steele and Vigna's 64-bit MCG constant
-// ("Computationally easy, spectrally good multipliers", 2021), odd.
-inline constexpr uint64_t kSplit512Multiplier = 0xF1357AEA2E62A9C5ULL;
-inline constexpr uint64_t kSplit512FieldMask = 0x3F3F3F3F3F3F3F3FULL;
-inline uint64_t Split512Fields(uint64_t hash) {
-  return MulxFoldBy<kSplit512Multiplier>(hash) & kSplit512FieldMask;
 }
 // A little-endian u64 read through memcpy, as a value (identity on LE hosts).
 inline uint64_t LoadLE64Value(uint64_t raw) {

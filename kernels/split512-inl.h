@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// split512: 8 x u64 words per 512-bit block, one bit per word, k = 8, the bit
-// indexes read from bit-fields of the hash (no per-word multiply).
+// split512: 8 x u64 words per 512-bit block, one bit per word, k = 8:
+// sectorized512 at k = 8 (one bit in each 64-bit zone, the same rate) with the
+// bit of a zone read as one 6-bit number, not as a word (1 bit) and a bit of
+// it (5 bits), so a probe builds its mask with fewer operations (layout.h).
 //   Facts:   its row in blockbloom::kLayoutTraits (engine/include/blockbloom/layout.h).
-//   Bits:    block = BlockIndex(hash) (kernels/common.h); F = Split512Fields(hash)
-//            (kernels/common.h: MulxFold(hash, kSplit512Multiplier) with 6 bits
-//            kept a byte); word j (the block's little-endian u64 j) gets bit
-//            byte j of F.
+//   Bits:    block = BlockIndex(hash) (kernels/common.h); word j (the block's
+//            little-endian u64 j) gets bit (lo32 * kSalt[j]) >> 26, kSalt[0..7]
+//            being Parquet's salts (kernels/common.h).
 //   Formula: BlockModel in engine/src/model.cc: one bit in each of 8 zones of
 //            64 bits, (1 - (1 - 1/64)^i)^8 at load i (sectorized512's at k = 8).
 // The scalar reference below defines the bits; the per-target probe after it
@@ -20,12 +21,12 @@ namespace blockbloom::kernels::reference {
 struct Split512 {
   template <Access kA>
   static bool Probe(const FilterRef& f, uint64_t hash) {
-    const uint64_t fields = Split512Fields(hash);
+    const uint32_t lo = static_cast<uint32_t>(hash);
     uint8_t* block = f.bits + BlockIndex(hash, f.num_blocks) * 64;
     bool all = true;
     for (uint32_t j = 0; j < 8; ++j) {
       uint8_t* word = block + j * 8;
-      const uint64_t mask = uint64_t{1} << ((fields >> (8 * j)) & 63);
+      const uint64_t mask = uint64_t{1} << ((lo * kSalt[j]) >> 26);
       const uint64_t w = LoadWord<kA, uint64_t>(word);
       all &= (w & mask) != 0;
       OrWord<kA>(word, w, mask);
@@ -52,13 +53,13 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Lane j of the generic mask shifts F right by 8j.
-alignas(64) inline constexpr uint64_t kSplit512ByteShift[8] = {0, 8, 16, 24, 32, 40, 48, 56};
-
-// The mask of word j is 1 << byte j of F. x86: the bytes of F widened to u64
-// lanes (VPMOVZXBQ, 4 or 8 at once) and one variable shift a vector; F's
-// bytes already hold 0..63, so nothing is masked in vectors. Elsewhere: F
-// broadcast, shifted right per lane, masked, and 1 shifted left by it.
+// The mask of word j is 1 << ((lo32 * kSalt[j]) >> 26): one multiply of 32-bit
+// lanes for all 8 words, their top 6 bits widened to u64 lanes, and 1
+// shifted left by them. AVX2 holds the 8 words in two vectors of 4: its
+// salts are read interleaved (words 0, 4, 1, 5, 2, 6, 3, 7), so u64 lane j
+// of the products' top bits holds word j's index in its low half and word
+// j + 4's in its high half, and an AND and a shift split them (as
+// sectorized512's zone pairs do) instead of cross-lane widening.
 class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
  public:
   // One bit in every u64 word: concurrent inserts OR a word only when it
@@ -68,63 +69,55 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
 
   HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
     const uint64_t* HWY_RESTRICT words = reinterpret_cast<const uint64_t*>(line);
-    const uint64_t fields = Split512Fields(h);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     const D d;
-    return AllZero(d, hn::AndNot(hn::Load(d, words), Line(fields)));
-#elif HWY_TARGET == HWY_AVX2
-    const D d;
+#if HWY_TARGET == HWY_AVX2
     hn::Vec<D> lo, hi;
-    Halves(fields, lo, hi);
+    Halves(h, lo, hi);
     return AllZero(d, hn::Or(hn::AndNot(hn::Load(d, words), lo), hn::AndNot(hn::Load(d, words + 4), hi)));
 #else
-    const D d;
     const size_t N = hn::Lanes(d);
+    if (N >= 8) return AllZero(d, hn::AndNot(hn::Load(d, words), Mask(d, h, 0)));  // AVX-512: the line at once
     auto miss = hn::Zero(d);
-    for (size_t v = 0; v < 8; v += N) miss = hn::Or(miss, hn::AndNot(hn::Load(d, words + v), Mask(d, fields, v)));
+    for (size_t v = 0; v < 8; v += N) miss = hn::Or(miss, hn::AndNot(hn::Load(d, words + v), Mask(d, h, v)));
     return AllZero(d, miss);
 #endif
   }
 
   HWY_INLINE void InsertAt(uint8_t* line, uint64_t h) const {
     uint64_t* HWY_RESTRICT words = reinterpret_cast<uint64_t*>(line);
-    const uint64_t fields = Split512Fields(h);
     const D d;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    hn::Store(hn::Or(hn::Load(d, words), Line(fields)), d, words);
-#elif HWY_TARGET == HWY_AVX2
+#if HWY_TARGET == HWY_AVX2
     hn::Vec<D> lo, hi;
-    Halves(fields, lo, hi);
+    Halves(h, lo, hi);
     hn::Store(hn::Or(hn::Load(d, words), lo), d, words);
     hn::Store(hn::Or(hn::Load(d, words + 4), hi), d, words + 4);
 #else
     const size_t N = hn::Lanes(d);
-    for (size_t v = 0; v < 8; v += N) hn::Store(hn::Or(hn::Load(d, words + v), Mask(d, fields, v)), d, words + v);
+    for (size_t v = 0; v < 8; v += N) hn::Store(hn::Or(hn::Load(d, words + v), Mask(d, h, v)), d, words + v);
 #endif
   }
 
  private:
   using D = hn::CappedTag<uint64_t, 8>;  // 8 lanes on AVX-512, 4 on AVX2, 2 on SSE4 and NEON, ...
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  static HWY_INLINE hn::Vec<D> Line(uint64_t fields) {
+#if HWY_TARGET == HWY_AVX2
+  static constexpr uint32_t kInterleavedSalt[8] = {kSalt[0], kSalt[4], kSalt[1], kSalt[5],
+                                                   kSalt[2], kSalt[6], kSalt[3], kSalt[7]};
+  static HWY_INLINE void Halves(uint64_t h, hn::Vec<D>& lo, hn::Vec<D>& hi) {
     const D d;
-    const hn::Vec<D> idx{_mm512_cvtepu8_epi64(_mm_cvtsi64_si128(static_cast<int64_t>(fields)))};
-    return hn::Shl(hn::Set(d, 1), idx);
-  }
-#elif HWY_TARGET == HWY_AVX2
-  static HWY_INLINE void Halves(uint64_t fields, hn::Vec<D>& lo, hn::Vec<D>& hi) {
-    const D d;
+    const hn::Repartition<uint32_t, D> d32;
+    const auto top = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kInterleavedSalt)));
+    const auto pairs = hn::BitCast(d, top);
     const auto one = hn::Set(d, 1);
-    const hn::Vec<D> lo_idx{_mm256_cvtepu8_epi64(_mm_cvtsi64_si128(static_cast<int64_t>(fields)))};
-    const hn::Vec<D> hi_idx{_mm256_cvtepu8_epi64(_mm_cvtsi32_si128(static_cast<int>(fields >> 32)))};
-    lo = hn::Shl(one, lo_idx);
-    hi = hn::Shl(one, hi_idx);
+    lo = hn::Shl(one, hn::And(pairs, hn::Set(d, uint64_t{0xFFFFFFFF})));
+    hi = hn::Shl(one, hn::ShiftRight<32>(pairs));
   }
 #else
-  static HWY_INLINE hn::Vec<D> Mask(D d, uint64_t fields, size_t v) {
-    const auto idx = hn::And(hn::Shr(hn::Set(d, fields), hn::Load(d, kSplit512ByteShift + v)), hn::Set(d, 63));
-    return hn::Shl(hn::Set(d, 1), idx);
+  // Words v .. v + Lanes(d) - 1.
+  static HWY_INLINE hn::Vec<D> Mask(D d, uint64_t h, size_t v) {
+    const hn::Rebind<uint32_t, D> d32;
+    const auto top = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kSalt + v)));
+    return hn::Shl(hn::Set(d, 1), hn::PromoteTo(d, top));
   }
 #endif
 };

@@ -89,28 +89,20 @@ TEST(ModelFormulas, OneBlockIsTheBlockRate) {
   for (Layout l : {Layout::kBlocked512, Layout::kSplit256, Layout::kSectorized512, Layout::kRegister64,
                    Layout::kSplit512}) {
     const uint32_t k = LayoutAcceptsK(l, 4) ? 4 : 8;
-    // split512 adds the equal-hash term, 40 x 2^-64 (model.h, "hash width").
-    const double same_hash = Traits(l).probe_hash_bits == 64 ? 40 * std::ldexp(1.0, -64) : 0.0;
-    EXPECT_NEAR(PredictFpr(l, 1, k, 40), BlockFpr(l, k, 40) + same_hash, 1e-15 * BlockFpr(l, k, 40));
+    EXPECT_DOUBLE_EQ(PredictFpr(l, 1, k, 40), BlockFpr(l, k, 40));
   }
 }
 
-// split512 is one bit in each of 8 zones of 64 bits, as sectorized512 at k =
-// 8: the per-block rate (1 - (1 - 1/64)^i)^8, without the 2^-32 term of
-// probes read from the hash's low half (model.h, "hash width"). So its filter
-// rate is sectorized512's at k = 8 less that term, about i 2^-32 at load i
-// (~1e-8 here): the paired layouts of issue 20 compare at the same rate.
+// split512 is one bit in each of 8 zones of 64 bits, read from the hash's low
+// half as sectorized512's at k = 8: the same per-block rate, (1 - (1 -
+// 1/64)^i)^8, and the same filter rate at every size.
 TEST(ModelFormulas, Split512IsSectorized512AtK8) {
   for (uint64_t i : {1u, 20u, 51u, 200u}) {
-    const double expected = std::pow(1.0 - std::pow(1.0 - 1.0 / 64, static_cast<double>(i)), 8);
-    EXPECT_NEAR(BlockFpr(Layout::kSplit512, 8, i), expected, expected * 1e-12) << i;
-    EXPECT_GT(BlockFpr(Layout::kSectorized512, 8, i), BlockFpr(Layout::kSplit512, 8, i)) << i;
+    EXPECT_DOUBLE_EQ(BlockFpr(Layout::kSplit512, 8, i), BlockFpr(Layout::kSectorized512, 8, i)) << i;
   }
   for (uint64_t blocks : {1u, 977u, 1u << 20}) {
-    const double split = PredictFpr(Layout::kSplit512, blocks, 8, blocks * 51);
-    const double sectorized = PredictFpr(Layout::kSectorized512, blocks, 8, blocks * 51);
-    EXPECT_LT(split, sectorized) << blocks;
-    EXPECT_LT(sectorized - split, 200 * std::ldexp(1.0, -32)) << blocks;
+    EXPECT_DOUBLE_EQ(PredictFpr(Layout::kSplit512, blocks, 8, blocks * 51),
+                     PredictFpr(Layout::kSectorized512, blocks, 8, blocks * 51));
   }
 }
 

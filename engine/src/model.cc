@@ -53,7 +53,7 @@ class BlockModel {
  public:
   BlockModel(Layout layout, uint32_t k)
       : spread_(Traits(layout).spread), k_(k), zone_bits_(Traits(layout).block_bits / k),
-        lo32_probes_(Traits(layout).probe_hash_bits == 32), anywhere_(k, Traits(layout).block_bits) {}
+        anywhere_(k, Traits(layout).block_bits) {}
 
   double operator()(uint64_t i) const {
     double f = 0.0;
@@ -61,29 +61,16 @@ class BlockModel {
       case ProbeSpread::kAnywhere: f = anywhere_(i); break;
       case ProbeSpread::kOnePerZone: f = ZonedBlockFpr(k_, zone_bits_, i); break;
     }
-    // Hash width: the probe words' collisions (detail::WithProbeWordCollisions),
-    // for layouts whose probes read the hash's low half; those reading all 64
-    // bits (split512) collide only on equal hashes (WithEqualHashes, per filter).
-    return lo32_probes_ ? detail::WithProbeWordCollisions(f, i) : f;
+    // Hash width: the probe words' collisions (detail::WithProbeWordCollisions).
+    return detail::WithProbeWordCollisions(f, i);
   }
 
  private:
   ProbeSpread spread_;
   uint32_t k_;
   uint32_t zone_bits_;
-  bool lo32_probes_;
   AnywhereBlock anywhere_;  // the kAnywhere layouts only
 };
-
-// Layouts whose probes read all 64 bits of the hash (probe_hash_bits = 64:
-// classic, split512): an absent key with an inserted key's hash collides on
-// every probe, chance 1 - (1 - 2^-64)^n; otherwise it sees the rate f. (The
-// low-half layouts count this within their 2^-32 term.)
-double WithEqualHashes(Layout layout, double f, uint64_t n) {
-  if (Traits(layout).probe_hash_bits != 64) return f;
-  const double same_hash = -std::expm1(static_cast<double>(n) * std::log1p(-kTwoPowMinus64));
-  return f + (1.0 - f) * same_hash;
-}
 
 }  // namespace
 
@@ -101,7 +88,7 @@ double PredictBlockedFprSelecting(Layout layout, uint64_t num_blocks, uint32_t k
   if (layout == Layout::kClassic) Invalid("PredictBlockedFprSelecting: layout classic has no blocks");
   CheckShape(layout, 1, k);
   if (n == 0) return 0.0;
-  return WithEqualHashes(layout, detail::SelectedBlocksMixture(BlockModel(layout, k), num_blocks, n, select_bits), n);
+  return detail::SelectedBlocksMixture(BlockModel(layout, k), num_blocks, n, select_bits);
 }
 }  // namespace detail
 
@@ -109,8 +96,7 @@ double PredictFprUniformBlocks(Layout layout, uint64_t num_blocks, uint32_t k, u
   CheckShape(layout, num_blocks, k);
   if (n == 0) return 0.0;
   if (layout == Layout::kClassic) return PredictFpr(layout, num_blocks, k, n);
-  const double f = detail::LoadedBlockMixture(n, 1.0 / static_cast<double>(num_blocks), BlockModel(layout, k));
-  return std::clamp(WithEqualHashes(layout, f, n), 0.0, 1.0);
+  return std::clamp(detail::LoadedBlockMixture(n, 1.0 / static_cast<double>(num_blocks), BlockModel(layout, k)), 0.0, 1.0);
 }
 
 double ClassicFprExact(double m, double n, double k) {
@@ -134,10 +120,10 @@ double PredictFpr(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
     // key's hash (chance 1 - (1 - 2^-64)^n) collides on every probe; the
     // 64-bit probe index's non-uniformity is below double precision (model.h).
     const double f = ClassicFprExact(static_cast<double>(num_blocks), static_cast<double>(n), k);
-    return std::clamp(WithEqualHashes(layout, f, n), 0.0, 1.0);
+    const double same_hash = -std::expm1(static_cast<double>(n) * std::log1p(-kTwoPowMinus64));
+    return std::clamp(f + (1.0 - f) * same_hash, 0.0, 1.0);
   }
-  return WithEqualHashes(layout, detail::SelectedBlocksMixture(BlockModel(layout, k), num_blocks, n, detail::kBlockSelectBits),
-                         n);
+  return detail::SelectedBlocksMixture(BlockModel(layout, k), num_blocks, n, detail::kBlockSelectBits);
 }
 
 double TextbookBlockedFpr(uint32_t block_bits, uint32_t k, double bits_per_key) {

@@ -32,7 +32,7 @@ enum class Layout : uint8_t {
   kSectorized512 = 2,  // 16 x u32 words in k zones (k = 1, 2, 4, 8, 16), one bit per zone
   kRegister64 = 3,     // 64-bit blocks, k = 1..8 bits in one word
   kClassic = 4,        // unblocked, k = 1..32 probes by double hashing
-  kSplit512 = 5,       // 8 x u64 words, one bit per word (k = 8), the bits read from fields of the hash
+  kSplit512 = 5,       // 8 x u64 words, one bit per word (k = 8): sectorized512 k = 8 with fewer operations
 };
 
 // What Filter::num_blocks() (and the file header's block count) counts.
@@ -60,8 +60,6 @@ struct LayoutTraits {
   uint64_t max_blocks;     // largest block count (classic: bits) the index can address
   SizeUnit unit;
   ProbeSpread spread;      // classic: anywhere in its one "block", the m bits
-  uint32_t probe_hash_bits;  // the hash bits the in-block probes read: 32 (its low half: two keys in a
-                             // block with equal low halves probe alike, a term of the model) or 64 (all)
 };
 
 // Largest block count of the blocked layouts: the block index is
@@ -84,26 +82,21 @@ inline constexpr LayoutTraits kLayoutTraits[] = {
     // per-block rate is exactly (1 - (1 - k/512)^i)^k at load i. At 10
     // bits/key, k = 8 gives 1.05% (Boost.Bloom's fast_multiblock64<8> figure),
     // against 0.97% for blocked512 (k = 6) and 1.26% for split256.
-    {Layout::kBlocked512, "blocked512", 512, 1, 16, false, "1..16", kMaxBlocks, SizeUnit::kBlocks,
-     ProbeSpread::kAnywhere, 32},
-    {Layout::kSplit256, "split256", 256, 8, 8, false, "8", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kOnePerZone, 32},
+    {Layout::kBlocked512, "blocked512", 512, 1, 16, false, "1..16", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kAnywhere},
+    {Layout::kSplit256, "split256", 256, 8, 8, false, "8", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kOnePerZone},
     {Layout::kSectorized512, "sectorized512", 512, 1, 16, true, "1, 2, 4, 8 or 16", kMaxBlocks,
-     SizeUnit::kBlocks, ProbeSpread::kOnePerZone, 32},
-    {Layout::kRegister64, "register64", 64, 1, 8, false, "1..8", kMaxBlocks, SizeUnit::kBlocks,
-     ProbeSpread::kAnywhere, 32},
-    {Layout::kClassic, "classic", 1, 1, 32, false, "1..32", kMaxClassicBits, SizeUnit::kBits, ProbeSpread::kAnywhere,
-     64},
+     SizeUnit::kBlocks, ProbeSpread::kOnePerZone},
+    {Layout::kRegister64, "register64", 64, 1, 8, false, "1..8", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kAnywhere},
+    {Layout::kClassic, "classic", 1, 1, 32, false, "1..32", kMaxClassicBits, SizeUnit::kBits, ProbeSpread::kAnywhere},
     // Why split512 exists beside sectorized512 at k = 8 (the same rate: one
-    // bit in each of 8 zones of 64 bits, (1 - (1 - 1/64)^i)^8 at load i): its
-    // 8 bit indexes are the low 6 bits of the 8 bytes of one more multiply of
-    // the hash, so a probe builds its mask by widening bytes to u64 lanes and
-    // one variable shift per vector, no 32-bit multiply, shifts and
-    // recombining per zone: 6 vector operations a key on AVX2 instead of 10,
-    // 3 instead of 8 on AVX-512 (kernels/split512-inl.h; the speed it buys,
-    // issue 20: the CHANGELOG). Boost.Bloom's fast_multiblock64<8> is built
-    // the same way, from bit-fields of its hash.
-    {Layout::kSplit512, "split512", 512, 8, 8, false, "8", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kOnePerZone,
-     64},
+    // bit in each of 8 zones of 64 bits, (1 - (1 - 1/64)^i)^8 at load i):
+    // word j's bit is the top 6 bits of lo32 * kSalt[j] as they are, where
+    // sectorized512 splits them into a word of the zone (1 bit) and a bit of
+    // the word (5 bits), so a probe widens the 8 products' top bits to u64
+    // lanes and shifts, without recombining them: 5 vector operations a key
+    // on AVX-512 instead of 7, 7 on AVX2 instead of 10
+    // (kernels/split512-inl.h; what it buys, issue 20: the CHANGELOG).
+    {Layout::kSplit512, "split512", 512, 8, 8, false, "8", kMaxBlocks, SizeUnit::kBlocks, ProbeSpread::kOnePerZone},
 };
 inline constexpr size_t kNumLayouts = std::size(kLayoutTraits);
 

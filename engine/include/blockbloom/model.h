@@ -42,16 +42,12 @@
 //    f_block(i) = (1 - (1 - 1/32)^i)^8 (Parquet's SBBF; its sizing table
 //    6.0 bits/value -> 10%, 10.5 -> 1%, 16.9 -> 0.1% follows).
 //  * sectorized512: k zones of 512/k bits, every key sets one bit in every zone:
-//    f_block(i) = (1 - (1 - k/512)^i)^k.
-//  * split512: 8 words of 64 bits, every key sets one bit in every word, so
-//    sectorized512's at k = 8: f_block(i) = (1 - (1 - 1/64)^i)^8.
+//    f_block(i) = (1 - (1 - k/512)^i)^k. split512 is its k = 8 (8 words of 64
+//    bits, one bit each): f_block(i) = (1 - (1 - 1/64)^i)^8.
 //  * hash width: the block comes from the high 32 bits of the 64-bit hash and
 //    the probe bits from the low 32, so an absent key whose low 32 bits equal one
 //    of the i keys' in its block collides on every bit:
 //    f_block(i) <- f_block(i) + (1 - f_block(i)) (1 - (1 - 2^-32)^i).
-//    split512's bits read all 64 (a fold of the whole hash; probe_hash_bits in
-//    layout.h), so it has no such term; like classic, an absent key with an
-//    inserted key's very hash collides: f <- f + (1 - f) (1 - (1 - 2^-64)^n).
 //    (A filter that took both from one 32-bit hash would instead gain
 //    1 - (1 - 2^-32)^n overall, which dominates past ~40M keys at 10 bits/key.)
 //
