@@ -21,7 +21,7 @@ PROBES = ~KEYS
 
 
 @pytest.mark.parametrize("layout,k", [("blocked512", 6), ("split256", 8), ("sectorized512", 8),
-                                      ("register64", 5), ("classic", 7)])
+                                      ("register64", 5), ("classic", 7), ("split512", 8)])
 def test_a_buffer_filter_is_the_owning_filter_bit_for_bit(layout, k):
     blocks = 100_003 if layout == "classic" else 1000  # whole 64-byte lines: with_bytes(n) has as many
     n = blockbloom.required_bytes(layout, blocks)
