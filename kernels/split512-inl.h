@@ -106,7 +106,8 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
   static HWY_INLINE void Halves(uint64_t h, hn::Vec<D>& lo, hn::Vec<D>& hi) {
     const D d;
     const hn::Repartition<uint32_t, D> d32;
-    const auto top = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kInterleavedSalt)));
+    const auto products = hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kInterleavedSalt));
+    const auto top = hn::ShiftRight<26>(products);
     const auto pairs = hn::BitCast(d, top);
     const auto one = hn::Set(d, 1);
     lo = hn::Shl(one, hn::And(pairs, hn::Set(d, uint64_t{0xFFFFFFFF})));
