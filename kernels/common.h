@@ -89,6 +89,11 @@ inline constexpr uint32_t kSalt[16] = {
     0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b,
     0x9efc4947, 0x5c6bfb31, 0x7b1dcdaf, 0xa1b965f5, 0x8009454f, 0x724c81ed,
     0x51a8749b, 0x747ea2eb, 0x1f4532e1, 0xc916ab3d};
+// kSalt[0..7] in the order 0, 4, 1, 5, 2, 6, 3, 7: multiplied in 8 u32 lanes,
+// u64 lane j then holds zone j's product in its low half and zone j + 4's in
+// its high half (the AVX2 masks of sectorized512 at k = 8 and split512).
+inline constexpr uint32_t kInterleavedSalt[8] = {kSalt[0], kSalt[4], kSalt[1], kSalt[5],
+                                                 kSalt[2], kSalt[6], kSalt[3], kSalt[7]};
 
 // Classic: Kirsch-Mitzenmacher double hashing g_i = h1 + i * h2 (mod 2^64), bit
 // index (g_i * m) >> 64. h1 = the hash, h2 = the hash remixed by one

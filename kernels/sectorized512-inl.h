@@ -214,8 +214,6 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
   // high half: an AND and a shift split them, where widening each half of
   // the vector took three cross-lane shuffles (measured: the CHANGELOG).
   using PairD = hn::Repartition<uint64_t, PairD32>;
-  static constexpr uint32_t kInterleavedSalt[8] = {kSalt[0], kSalt[4], kSalt[1], kSalt[5],
-                                                   kSalt[2], kSalt[6], kSalt[3], kSalt[7]};
   static HWY_INLINE void PairMasks(uint64_t h, hn::Vec<PairD>& lo_bits, hn::Vec<PairD>& hi_bits) {
     const PairD d64;
     const auto pairs = hn::BitCast(d64, PairBits<kInterleavedSalt>(h));

@@ -101,8 +101,6 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
   using D = hn::CappedTag<uint64_t, 8>;  // 8 lanes on AVX-512, 4 on AVX2, 2 on SSE4 and NEON, ...
 
 #if HWY_TARGET == HWY_AVX2
-  static constexpr uint32_t kInterleavedSalt[8] = {kSalt[0], kSalt[4], kSalt[1], kSalt[5],
-                                                   kSalt[2], kSalt[6], kSalt[3], kSalt[7]};
   static HWY_INLINE void Halves(uint64_t h, hn::Vec<D>& lo, hn::Vec<D>& hi) {
     const D d;
     const hn::Repartition<uint32_t, D> d32;
