@@ -34,8 +34,8 @@ struct Side {
   uint32_t k;
 };
 // Our layouts of a pair, each at the rate of Boost's filter: fast_multiblock64<8>
-// has two, sectorized512 at k = 8 and split512 (the same model; split512 reads
-// its bits from fields of the hash as Boost's does, issue 20).
+// has two, sectorized512 at k = 8 and split512 (the same model; split512 takes
+// each word's bit as one 6-bit number, a cheaper mask: issue 20).
 std::vector<Side> BlockbloomSides(bp::Pair p) {
   switch (p) {
     case bp::Pair::kFastMultiblock32x8: return {{Layout::kSplit256, 8}};

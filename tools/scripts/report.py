@@ -702,7 +702,7 @@ def load_lines(res):
 
 
 # Our layouts against each Boost filter at its bits and rate: fast_multiblock64<8> has two, sectorized512 at
-# k = 8 and split512 (the same model, its bits from fields of the hash as Boost's).
+# k = 8 and split512 (the same model, each word's bit one 6-bit number: a cheaper mask).
 BOOST_PAIRS = [("split256", "boost_fmb32x8", "fast_multiblock32<8> vs split256"),
                ("sectorized512", "boost_fmb64x8", "fast_multiblock64<8> vs sectorized512 k=8"),
                ("split512", "boost_fmb64x8", "fast_multiblock64<8> vs split512"),
