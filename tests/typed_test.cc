@@ -17,6 +17,8 @@
 #include <sys/auxv.h>
 #endif
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "blockbloom/filter.h"
@@ -170,20 +172,56 @@ TEST(Typed, ConstructorsNameTheMismatch) {
   EXPECT_NO_THROW((TypedInserter<Layout::kRegister64, 6, HashKind::kXxh3>(f)));
 }
 
-// TypedInserter counts each key as Filter::Insert does, saturating at 2^64 - 1.
+// TypedInserter counts its keys into the filter when flushed (or destroyed),
+// saturating at 2^64 - 1 as Filter::Insert does; its bits are written at once.
 TEST(Typed, InserterCountSaturates) {
   const uint64_t blocks = 64, max = ~uint64_t{0};
   std::vector<uint8_t> buf(Filter::RequiredBytes(Layout::kSplit256, blocks) + 64);
   const size_t skew = (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64;
   Filter f = Filter::InBuffer(std::span<uint8_t>(buf.data() + skew, buf.size() - 64), Layout::kSplit256, blocks,
-                              8, HashKind::kXxh3, 0, Filter::BufferInit::kClear, max - 1);
+                              8, HashKind::kXxh3, 0, Filter::BufferInit::kClear, max - 2);
   TypedInserter<Layout::kSplit256, 8, HashKind::kXxh3> ins(f);
   ins.Insert(uint64_t{1});
-  EXPECT_EQ(f.inserted(), max);
+  EXPECT_TRUE(f.MayContain(uint64_t{1}));
+  EXPECT_EQ(f.inserted(), max - 2);  // not yet flushed
+  ins.Flush();
+  EXPECT_EQ(f.inserted(), max - 1);
   ins.Insert(uint64_t{2});
   ins.InsertHash(3);
+  ins.Flush();
+  EXPECT_EQ(f.inserted(), max);
+  ins.Insert(uint64_t{4});
+  ins.Flush();
+  ins.Flush();
   EXPECT_EQ(f.inserted(), max);
   EXPECT_TRUE(ins.MayContain(uint64_t{2}));
+}
+
+// Each inserted key is counted once: by the inserter's destructor, by a
+// move's target (never by the moved-from one), and not twice after a Flush.
+TEST(Typed, InserterCountsEachKeyOnce) {
+  static_assert(!std::is_copy_constructible_v<TypedInserter<Layout::kSplit256, 8, HashKind::kXxh3>>);
+  static_assert(!std::is_copy_assignable_v<TypedInserter<Layout::kSplit256, 8, HashKind::kXxh3>>);
+  Filter f = Filter::WithBits(Layout::kRegister64, 1 << 16, 6, HashKind::kMulx);
+  Filter g = Filter::WithBits(Layout::kRegister64, 1 << 16, 6, HashKind::kMulx);
+  {
+    TypedInserter<Layout::kRegister64, 6, HashKind::kMulx> a(f);
+    for (uint64_t key : Keys(100, 7)) a.Insert(key);
+    a.Flush();
+    EXPECT_EQ(f.inserted(), 100u);
+    for (uint64_t key : Keys(30, 8)) a.Insert(key);
+    TypedInserter<Layout::kRegister64, 6, HashKind::kMulx> b(std::move(a));
+    b.Insert(uint64_t{5});
+    TypedInserter<Layout::kRegister64, 6, HashKind::kMulx> c(g);
+    c.Insert(uint64_t{6});
+    c = std::move(b);  // c's own key is counted into g first; b's 31 go with c to f
+    EXPECT_EQ(g.inserted(), 1u);
+    EXPECT_EQ(f.inserted(), 100u);
+  }
+  EXPECT_EQ(f.inserted(), 131u);
+  EXPECT_EQ(g.inserted(), 1u);
+  EXPECT_TRUE(f.MayContain(uint64_t{5}));
+  EXPECT_TRUE(g.MayContain(uint64_t{6}));
 }
 
 TEST(Typed, EmptyFilterAnswersFalseAndRefusesInserts) {
