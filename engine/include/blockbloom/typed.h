@@ -37,7 +37,7 @@
 //   - TypedInserter adds the keys it inserted to the filter's inserted() count
 //     when it is destroyed or Flush() is called, not key by key: a count kept
 //     in the filter's memory is a load and a store on every key, which at
-//     10^8 keys made a loop of Insert(key) 2-7% slower (CHANGELOG.md). Until
+//     10^8 keys made a loop of Insert(key) 2-6% slower (CHANGELOG.md). Until
 //     then f.inserted() (and a file saved from f) leaves those keys out; the
 //     bits are written at once. Copies are not allowed (each would add the
 //     same keys); a moved-from inserter adds nothing.
