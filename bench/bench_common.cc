@@ -40,7 +40,12 @@ std::string RowSpec::Name() const {
   std::string s;
   s.append(OpName(op)).append("/").append(layout).append("/").append(std::to_string(bpk)).append("bpk/");
   s.append(size.label).append("/").append(KeyTypeName(keys)).append("/");
-  s.append(mode == Mode::kBatch ? "batch" : mode == Mode::kPerKey ? "perkey" : "typed").append("/").append(target);
+  s.append(mode == Mode::kBatch    ? "batch"
+           : mode == Mode::kPerKey ? "perkey"
+           : mode == Mode::kTyped  ? "typed"
+                                   : "typedfold")
+      .append("/")
+      .append(target);
   return s;
 }
 

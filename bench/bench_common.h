@@ -39,7 +39,11 @@ namespace blockbloom::bench {
 enum class KeyType { kU64, kUrl };
 enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, kFloorRead, kFloorRmw, kFloorLine, kHash };
 // kTyped: one key at a time through blockbloom/typed.h (bench/typed_rows.h).
-enum class Mode { kBatch, kPerKey, kTyped };
+// kTypedFold: the same loop with one folded multiply of the key as its hash
+// (Boost.Bloom's mulx64 mixing of integer keys, the shortest hash chain there
+// is): a reference for the per-key rows, not a filter (no hash kind is one
+// fold: on sequential keys it leaves the model, tests/verify/fpr_test.cc).
+enum class Mode { kBatch, kPerKey, kTyped, kTypedFold };
 
 // A filter size: either a byte budget (the cache-level sizes of the issue: the
 // key count is then bytes * 8 / bpk) or a key count (the speed targets' 1M, 10M,

@@ -69,13 +69,20 @@ struct OursCtx {
 OneSlot<OursCtx> g_ours;
 OneSlot<bp::Peer> g_boost;
 
-std::shared_ptr<OursCtx> Ours(Side s, uint64_t n, KeyType type) {
+// fold: the present keys inserted with typed_rows::FoldHash as their hash (the
+// Mode::kTypedFold rows' own filter, so they find their present keys and leave
+// the other rows' filter as it was).
+std::shared_ptr<OursCtx> Ours(Side s, uint64_t n, KeyType type, bool fold = false) {
   const std::string key = std::string(LayoutName(s.layout)) + "/" + std::to_string(n) + "/" +
-                          std::string(KeyTypeName(type));
+                          std::string(KeyTypeName(type)) + (fold ? "/fold" : "");
   return g_ours.Get(key, [&] {
     auto c = std::make_shared<OursCtx>();
     c->filter = std::make_unique<Filter>(Filter::WithBits(s.layout, n * kBpk, s.k, PairHash()));
     ForPresent(type, n, [&](std::span<const uint64_t> u, std::span<const std::string_view> v) {
+      if (fold) {
+        typed_rows::InsertFold(*c->filter, u.data(), u.size());
+        return;
+      }
       if (!u.empty()) c->filter->InsertBatch(u);
       if (!v.empty()) c->filter->InsertBatch(v);
     });
@@ -111,7 +118,7 @@ void OursRow(benchmark::State& st, const RowSpec& row, Side s) {
   const uint64_t n = row.size.keys;
   PinFor(row.target);
   const auto pools = GetPools(row.keys, n);
-  const auto ctx = Ours(s, n, row.keys);
+  const auto ctx = Ours(s, n, row.keys, row.mode == Mode::kTypedFold);
   Filter& f = *ctx->filter;
   const std::vector<Key>& pool = Pool<Key>(*pools, row.op);
   PoolWalker walk(pool.size(), st);
@@ -120,7 +127,17 @@ void OursRow(benchmark::State& st, const RowSpec& row, Side s) {
   for (auto _ : st) {
     const PoolWalker::Chunk c = walk.Next();
     const std::span<const Key> keys(pool.data() + c.begin, c.len);
-    if (row.mode == Mode::kTyped) {
+    if (row.mode == Mode::kTypedFold) {
+      bool ok = false;  // registered for uint64 keys only
+      if constexpr (std::is_same_v<Key, uint64_t>) {
+        ok = row.op == Op::kInsert ? typed_rows::InsertFold(f, keys.data(), keys.size())
+                                   : typed_rows::QueryFold(f, keys.data(), keys.size(), &hits);
+      }
+      if (!ok) {
+        st.SkipWithError("no typed instantiation for this layout, k and hash (bench/typed_bench.cc)");
+        break;
+      }
+    } else if (row.mode == Mode::kTyped) {
       const bool ok = row.op == Op::kInsert ? typed_rows::Insert(f, keys.data(), keys.size())
                                             : typed_rows::Query(f, keys.data(), keys.size(), &hits);
       if (!ok) {
@@ -224,6 +241,14 @@ void RegisterBoostPairs() {
             RowSpec theirs{op, bp::PairName(p), kBpk, c.size, c.keys, mode, "native"};
             Register(theirs, p, sides.front(), true);
           }
+          // The typed loop with one folded multiply as its hash: the per-key
+          // rows' reference (Mode::kTypedFold), uint64 keys.
+          if (mode == Mode::kTyped && c.keys == KeyType::kU64) {
+            for (const Side& s : sides) {
+              Register(RowSpec{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, Mode::kTypedFold, "native"},
+                       p, s, false);
+            }
+          }
         }
       }
     }
@@ -238,6 +263,9 @@ bool Insert(Filter&, const uint64_t*, size_t) { return false; }
 bool Insert(Filter&, const std::string_view*, size_t) { return false; }
 bool Query(const FilterView&, const uint64_t*, size_t, uint64_t*) { return false; }
 bool Query(const FilterView&, const std::string_view*, size_t, uint64_t*) { return false; }
+uint64_t FoldHash(uint64_t key) { return key; }
+bool InsertFold(Filter&, const uint64_t*, size_t) { return false; }
+bool QueryFold(const FilterView&, const uint64_t*, size_t, uint64_t*) { return false; }
 }  // namespace typed_rows
 #endif
 

@@ -26,6 +26,12 @@ bool Insert(Filter& f, const uint64_t* keys, size_t n);
 bool Insert(Filter& f, const std::string_view* keys, size_t n);
 bool Query(const FilterView& f, const uint64_t* keys, size_t n, uint64_t* hits);
 bool Query(const FilterView& f, const std::string_view* keys, size_t n, uint64_t* hits);
+// The same loops over uint64 keys with FoldHash(key) as each key's hash
+// (through InsertHash / MayContainHash): the per-key probe behind the shortest
+// hash chain, a reference for the typed rows (Mode::kTypedFold).
+uint64_t FoldHash(uint64_t key);
+bool InsertFold(Filter& f, const uint64_t* keys, size_t n);
+bool QueryFold(const FilterView& f, const uint64_t* keys, size_t n, uint64_t* hits);
 
 }  // namespace blockbloom::bench::typed_rows
 

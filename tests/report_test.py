@@ -256,6 +256,26 @@ class ReportTest(unittest.TestCase):
         goals = "\n".join(report.boost_goals(report.Results(run)))
         self.assertRegex(goals, r"batch calls, 1Mkeys: >= 1.25x \| 1.05-1.25x \| split512 insert 1.05x \| \*\*not met\*\* \|")
 
+    def test_the_typedfold_reference_is_context_not_a_goal(self):
+        # typed 2.5 ns/key (0.8x Boost's 2.0: not met); the one-fold reference at 1.9 (1.05x) is shown beside
+        # the typed goal as context, in the ratio table as its own mode, and never decides a verdict.
+        ours = {("1Mkeys", "batch"): 1.6, ("10Mkeys", "batch"): 1.3, ("1Mkeys", "typed"): 2.5,
+                ("10Mkeys", "typed"): 2.5, ("1Mkeys", "perkey"): 2.0, ("10Mkeys", "perkey"): 2.0}
+        run = boost_run("avx3_dl", ours, 2.0)
+        goals = "\n".join(report.boost_goals(report.Results(run)))
+        self.assertNotIn("one folded multiply", goals)  # no reference rows, no reference line
+        for size in ("1Mkeys", "10Mkeys"):
+            for ours_layout, _, _ in report.BOOST_PAIRS:
+                for op in ("insert", "query_absent", "query_present"):
+                    run["benchmarks"].append(row(op, ours_layout, size, "native", 1.9, mode="typedfold"))
+        res = report.Results(run)
+        goals = "\n".join(report.boost_goals(res))
+        self.assertRegex(goals, r"per key, typed.h, 1Mkeys: >= 1.1x \| 0.8-0.8x \| .* \| \*\*not met\*\* \|")
+        self.assertRegex(goals, r"\| \(reference: the typed loop with one folded multiply as its hash, 1Mkeys\) \| "
+                                r"1.05-1.05x \| .* \| context \|")
+        table = "\n".join(report.boost_table(res))
+        self.assertRegex(table, r"\| u64 \| 1Mkeys \| fast_multiblock32<8> vs split256 \| typedfold \| 1.9 / 2 = 1.05x \|")
+
 
 if __name__ == "__main__":
     unittest.main()
