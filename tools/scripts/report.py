@@ -770,8 +770,9 @@ def boost_table(res):
                              (("hash", "hash"), ("floor_read", "floor"), ("floor_rmw", "floor"), ("floor_line", "floor")))
             # The filter rows of this size (ours and Boost's batch queries): a reference figure is no
             # bound when one of them runs below it, and the table says so.
-            rows = [r for r in (res.get("query_absent", lay, 10, size, keys, "batch",
-                                        target="native" if lay.startswith("boost_") else None)
+            # Ours on the pairs' target (pinned or the best), Boost's as compiled.
+            rows = [r for r in (res.get("query_absent", lay, 10, size, keys, "batch", target="native")
+                                if lay.startswith("boost_") else pair_row(res, "query_absent", lay, size, keys, "batch")
                                 for pair in BOOST_PAIRS for lay in pair[:2]) if r]
 
             def beaten(ref):
