@@ -69,7 +69,7 @@ struct OursCtx {
 OneSlot<OursCtx> g_ours;
 OneSlot<bp::Peer> g_boost;
 
-// fold: the present keys inserted with typed_rows::FoldHash as their hash (the
+// fold: the present keys inserted by typed_rows::InsertFold (the
 // Mode::kTypedFold rows' own filter, so they find their present keys and leave
 // the other rows' filter as it was).
 std::shared_ptr<OursCtx> Ours(Side s, uint64_t n, KeyType type, bool fold = false) {
@@ -263,7 +263,6 @@ bool Insert(Filter&, const uint64_t*, size_t) { return false; }
 bool Insert(Filter&, const std::string_view*, size_t) { return false; }
 bool Query(const FilterView&, const uint64_t*, size_t, uint64_t*) { return false; }
 bool Query(const FilterView&, const std::string_view*, size_t, uint64_t*) { return false; }
-uint64_t FoldHash(uint64_t key) { return key; }
 bool InsertFold(Filter&, const uint64_t*, size_t) { return false; }
 bool QueryFold(const FilterView&, const uint64_t*, size_t, uint64_t*) { return false; }
 }  // namespace typed_rows

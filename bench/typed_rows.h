@@ -26,10 +26,10 @@ bool Insert(Filter& f, const uint64_t* keys, size_t n);
 bool Insert(Filter& f, const std::string_view* keys, size_t n);
 bool Query(const FilterView& f, const uint64_t* keys, size_t n, uint64_t* hits);
 bool Query(const FilterView& f, const std::string_view* keys, size_t n, uint64_t* hits);
-// The same loops over uint64 keys with FoldHash(key) as each key's hash
-// (through InsertHash / MayContainHash): the per-key probe behind the shortest
-// hash chain, a reference for the typed rows (Mode::kTypedFold).
-uint64_t FoldHash(uint64_t key);
+// The same loops over uint64 keys with one folded multiply of the key as its
+// hash (Boost.Bloom's mixing; through InsertHash / MayContainHash): the
+// per-key probe behind the shortest hash chain, a reference for the typed rows
+// (Mode::kTypedFold).
 bool InsertFold(Filter& f, const uint64_t* keys, size_t n);
 bool QueryFold(const FilterView& f, const uint64_t* keys, size_t n, uint64_t* hits);
 

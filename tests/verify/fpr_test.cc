@@ -22,6 +22,7 @@
 #include "blockbloom/verify/measure.h"
 #include "blockbloom/model.h"
 #include "blockbloom/verify/stats.h"
+#include "kernels/common.h"
 
 namespace blockbloom {
 namespace {
@@ -271,9 +272,7 @@ TEST(FprHashes, MulxMatchesModelOnEveryGridPoint) {
 // sequential keys it spreads them more evenly than chance, so rates fall below
 // the model (measured 0 against 11.7% for blocked512 k = 1 at 8 bits/key).
 uint64_t SingleFoldHash(std::string_view key) {
-  __extension__ using U128 = unsigned __int128;
-  const U128 p = static_cast<U128>(First8Bytes(key)) * 0x9E3779B97F4A7C15ULL;
-  return static_cast<uint64_t>(p) ^ static_cast<uint64_t>(p >> 64);
+  return kernels::MulxFold(First8Bytes(key), kernels::kMulxMultiplier);  // mulx's first fold alone
 }
 TEST(FprNegativeControl, SingleFoldOnSequentialKeysFails) {
   const Layout layouts[] = {Layout::kBlocked512, Layout::kSplit256, Layout::kRegister64};
@@ -289,9 +288,7 @@ uint64_t MulxOfStrided(std::string_view key) {
 }
 template <uint64_t (*kStride)(uint64_t)>
 uint64_t SingleFoldOfStrided(std::string_view key) {
-  __extension__ using U128 = unsigned __int128;
-  const U128 p = static_cast<U128>(kStride(First8Bytes(key))) * 0x9E3779B97F4A7C15ULL;
-  return static_cast<uint64_t>(p) ^ static_cast<uint64_t>(p >> 64);
+  return kernels::MulxFold(kStride(First8Bytes(key)), kernels::kMulxMultiplier);
 }
 uint64_t Shift20(uint64_t x) { return x << 20; }
 uint64_t Times1000(uint64_t x) { return x * 1000; }
