@@ -157,28 +157,16 @@ struct ProbeOneAt {
   HWY_INLINE void operator()(size_t i, uint64_t hash) const { ProbeOne<kInsert>(p, hash, out, i); }
 };
 
-// Over precomputed hashes: PrefetchAhead (kernels/probe-inl.h) over h[0, n),
-// whose successor next[0, nnext) (if the caller streams chunks) gets its
-// look-ahead too.
-template <bool kInsert, bool kPrefetch, class P>
-HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
-                            uint8_t* out) {
-  constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
-  const P p(f);
-  PrimeAhead<kAhead, kInsert>(p, h, n);
-  PrefetchAhead<kAhead, kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
-  return CountHits<kInsert>(out, n);
-}
-
-// Over keys: hashing interleaved with probing, kStep keys at a time. With A
-// the look-ahead and S = kStep, the step at key i hashes keys
-// [i + A + S, i + A + 2S) into a ring, prefetches the lines of [i + A, i + A + S)
+// ---- The ring pipeline ----------------------------------------------------------
+// Hashing interleaved with probing, kStep keys at a time. With A the look-ahead
+// and S = kStep, the step at key i hashes keys [i + A + S, i + A + 2S) (into a
+// ring, and their blocks' addresses), prefetches the lines of [i + A, i + A + S)
 // (hashed by the step before, so no load waits on the vector store that wrote
-// its hash) and probes [i, i + S); the keys themselves are prefetched
+// its hash or address) and probes [i, i + S); the input itself is prefetched
 // kKeysAhead ahead. Hashing is ALU work and probing waits on memory, so
 // interleaved the core overlaps the two; hashing a 512-key chunk and then
 // probing it let the look-ahead drain while the chunk hashed, and each chunk
-// waited out a memory latency. Without the keys' prefetch, interleaving ran
+// waited out a memory latency. Without the input's prefetch, interleaving ran
 // AVX-512 slower than chunks: with the lines' prefetches filling the miss
 // queue the hardware prefetcher no longer kept the key stream ahead. Steps of
 // 8, 16, 32 and 128 keys: 8 best on AVX2, all within 5% on AVX-512. Figures:
@@ -186,6 +174,11 @@ HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, con
 inline constexpr size_t kStep = 8;
 inline constexpr size_t kKeysAhead = 512;  // 4 KiB of keys
 inline constexpr size_t kRing = 4 * kPrefetchDistance;
+inline constexpr size_t kRingMask = kRing - 1;
+static_assert((kRing & kRingMask) == 0 && kRing % kStep == 0 && kPrefetchDistance % kStep == 0 &&
+                  kPrefetchDistance + 2 * kStep <= kRing,
+              "the ring holds the look-ahead and two steps, in whole steps");
+static_assert(kStep * sizeof(uint64_t) == 64, "a step's keys are one line: one prefetch a step");
 // Probes of the blocked layouts (FilterBlockProbe, kernels/probe-inl.h): the
 // step also computes its keys' block addresses in vectors (BlockAddresses),
 // once for the prefetch and the probe, instead of a multiply and two shifts per
@@ -196,67 +189,106 @@ concept HasBlockAddresses = requires(const P& p, uint8_t* b, uint64_t h) {
   p.QueryAt(b, h);
   p.InsertAt(b, h);
 };
-// XXH3 hashes a step's keys in vectors; the other kinds key by key in
-// registers (kernels/common.h HashU64With; "mulx" has no vector form on these
-// targets: no 64x64 -> 128-bit multiply in lanes). Measured against hashing
-// them in 512-key chunks before the probes (the engine's way before): the
-// CHANGELOG, "Changed (speed)".
-template <bool kInsert, bool kPrefetch, class P, HashKind kHash>
-HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
-  constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
-  constexpr size_t kMask = kRing - 1;
-  static_assert((kRing & kMask) == 0 && kRing % kStep == 0 && kAhead % kStep == 0 && kAhead + 2 * kStep <= kRing,
-                "the ring holds the look-ahead and two steps, in whole steps");
-  static_assert(kStep * sizeof(uint64_t) == 64, "a step's keys are one line: one prefetch a step");
-  constexpr bool kAddresses = HasBlockAddresses<P>;
-  const P p(f);
-  HWY_ALIGN uint64_t ring[kRing];
-  HWY_ALIGN uint64_t addr[kAddresses ? kRing : 1];  // addr[j & kMask]: key j's block address
-  const uint64_t seed_const = KeyHashConstant(kHash, seed);
-  // Hashes keys [j, j + len) into ring (and their blocks' addresses), j % kStep == 0.
-  const auto hash = [&, seed_const](size_t j, size_t len) HWY_ATTR {
+
+// Where the ring's steps get their hashes. Fill(j, len, ring, addr) makes the
+// hashes of [j, j + len) (j % kStep == 0) and, for HasBlockAddresses probes,
+// their blocks' addresses at addr + (j & kRingMask); Hashes(ring, i) points at
+// the hash of i, the next ones following up to the ring's end. The ring and
+// the addresses are the caller's arrays, not members: stores into a member
+// array made g++ reload the source's other members (keys, seed, filter) on
+// every step, and the key batches ran 5% slower (Zen 5).
+//
+// KeySource: 8-byte keys, hashed here. XXH3 hashes a step's keys in vectors;
+// the other kinds key by key in registers (kernels/common.h HashU64With;
+// "mulx" has no vector form on these targets: no 64x64 -> 128-bit multiply in
+// lanes). Measured against hashing them in 512-key chunks before the probes
+// (the engine's way before): the CHANGELOG, "Changed (speed)".
+template <class P, HashKind kHash>
+class KeySource {
+ public:
+  KeySource(const P& p, const FilterRef& f, const uint64_t* keys, uint64_t seed)
+      : p_(p), bits_(f.bits), num_blocks_(f.num_blocks), keys_(keys), seed_const_(KeyHashConstant(kHash, seed)) {}
+  HWY_INLINE void Fill(size_t j, size_t len, uint64_t* HWY_RESTRICT ring, uint64_t* HWY_RESTRICT addr) const {
+    uint64_t* HWY_RESTRICT to = ring + (j & kRingMask);
     if constexpr (kHash == HashKind::kXxh3) {
-      HashU64BatchWith(keys + j, len, seed_const, ring + (j & kMask));
-      if constexpr (kAddresses)
-        BlockAddresses<P::kBlockShift>(ring + (j & kMask), len, f.num_blocks, f.bits, addr + (j & kMask));
+      HashU64BatchWith(keys_ + j, len, seed_const_, to);
+      if constexpr (HasBlockAddresses<P>)
+        BlockAddresses<P::kBlockShift>(to, len, num_blocks_, bits_, addr + (j & kRingMask));
     } else {
       // Hashed one by one, so their addresses too: BlockAddresses' vector
       // load of hashes just stored one by one would wait for those stores to
       // retire (no forwarding from several stores into one load): 1.26-1.40x
       // slower batches, mulx on Zen 5.
-      uint64_t* HWY_RESTRICT to = ring + (j & kMask);
-      uint64_t* HWY_RESTRICT at = addr + (kAddresses ? (j & kMask) : 0);
+      uint64_t* HWY_RESTRICT at = addr + (HasBlockAddresses<P> ? (j & kRingMask) : 0);
       for (size_t i = 0; i < len; ++i) {
-        const uint64_t h = HashU64With<kHash>(keys[j + i], seed_const);
+        const uint64_t h = HashU64With<kHash>(keys_[j + i], seed_const_);
         to[i] = h;
-        if constexpr (kAddresses) at[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p.Block(h)));
+        if constexpr (HasBlockAddresses<P>) at[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p_.Block(h)));
       }
     }
-  };
-  // ring[j & kMask] holds key j's hash for j in [i, hashed).
+  }
+  HWY_INLINE const uint64_t* Hashes(const uint64_t* ring, size_t i) const { return ring + (i & kRingMask); }
+
+ private:
+  const P& p_;
+  const uint8_t* bits_;
+  uint64_t num_blocks_;
+  const uint64_t* keys_;
+  uint64_t seed_const_;
+};
+
+// HashSource: hashes the caller computed (string keys' chunks, hash batches);
+// a step computes their blocks' addresses in vectors, as for keys, instead of
+// one block index per hash in each of the prefetch and the probe.
+template <class P>
+class HashSource {
+ public:
+  HashSource(const FilterRef& f, const uint64_t* hashes) : bits_(f.bits), num_blocks_(f.num_blocks), hashes_(hashes) {}
+  HWY_INLINE void Fill(size_t j, size_t len, uint64_t*, uint64_t* HWY_RESTRICT addr) const {
+    BlockAddresses<P::kBlockShift>(hashes_ + j, len, num_blocks_, bits_, addr + (j & kRingMask));
+  }
+  HWY_INLINE const uint64_t* Hashes(const uint64_t*, size_t i) const { return hashes_ + i; }
+
+ private:
+  const uint8_t* bits_;
+  uint64_t num_blocks_;
+  const uint64_t* hashes_;
+};
+
+// The ring over n keys or hashes (`in`, prefetched ahead) taken from src;
+// next[0, nnext) are the hashes of the caller's next call, whose lines the
+// last keys' look-ahead prefetches.
+template <bool kInsert, bool kPrefetch, class P, class Source>
+HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
+                          uint8_t* out) {
+  constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
+  constexpr bool kAddresses = HasBlockAddresses<P>;
+  HWY_ALIGN uint64_t ring[kRing];                    // the hashes KeySource makes (HashSource: unused)
+  HWY_ALIGN uint64_t addr[kAddresses ? kRing : 1];  // addr[j & kRingMask]: key j's block address
+  // Hashes (and addresses) made for [i, hashed).
   size_t hashed = n < kAhead + kStep ? n : kAhead + kStep;
-  hash(0, hashed);
+  src.Fill(0, hashed, ring, addr);
   if constexpr (kAddresses) {
     for (size_t j = 0; j < hashed && j < kAhead; ++j) PrefetchLine<kInsert>(AtAddress(addr[j]));
   } else {
-    PrimeAhead<kAhead, kInsert>(p, ring, hashed);
+    PrimeAhead<kAhead, kInsert>(p, src.Hashes(ring, 0), hashed);
   }
   size_t i = 0;
   // Steady state, hashed == i + A + S at the top: i and hashed are multiples
   // of S, so no step's slice of the ring wraps.
   for (; hashed + kStep <= n; i += kStep, hashed += kStep) {
-    if (hashed + kKeysAhead < n) hwy::Prefetch(keys + hashed + kKeysAhead);  // a line a step
-    hash(hashed, kStep);
-    const uint64_t* HWY_RESTRICT now = ring + (i & kMask);
-    const uint64_t* HWY_RESTRICT ahead = ring + ((i + kAhead) & kMask);
+    if (hashed + kKeysAhead < n) hwy::Prefetch(in + hashed + kKeysAhead);  // a line a step
+    src.Fill(hashed, kStep, ring, addr);
+    const uint64_t* HWY_RESTRICT now = src.Hashes(ring, i);
     if constexpr (kAddresses) {
-      const uint64_t* HWY_RESTRICT now_addr = addr + (i & kMask);
-      const uint64_t* HWY_RESTRICT ahead_addr = addr + ((i + kAhead) & kMask);
+      const uint64_t* HWY_RESTRICT now_addr = addr + (i & kRingMask);
+      const uint64_t* HWY_RESTRICT ahead_addr = addr + ((i + kAhead) & kRingMask);
       for (size_t j = 0; j < kStep; ++j) {
         if constexpr (kAhead > 0) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
         ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
       }
     } else {
+      const uint64_t* HWY_RESTRICT ahead = src.Hashes(ring, i + kAhead);
       for (size_t j = 0; j < kStep; ++j) {
         if constexpr (kAhead > 0) p.template Prefetch<kInsert>(ahead[j]);
         ProbeOne<kInsert>(p, now[j], out, i + j);
@@ -264,18 +296,54 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
     }
   }
   // The last keys: fewer than S left to hash, fewer than A + 2S to probe.
-  if (hashed < n) hash(hashed, n - hashed);
+  if (hashed < n) src.Fill(hashed, n - hashed, ring, addr);
   for (; i < n; ++i) {
-    const size_t s = i & kMask, a = (i + kAhead) & kMask;
+    if constexpr (kAhead > 0) {
+      if (i + kAhead < n) {
+        if constexpr (kAddresses) {
+          PrefetchLine<kInsert>(AtAddress(addr[(i + kAhead) & kRingMask]));
+        } else {
+          p.template Prefetch<kInsert>(src.Hashes(ring, i + kAhead)[0]);
+        }
+      } else if (i + kAhead - n < nnext) {
+        p.template Prefetch<kInsert>(next[i + kAhead - n]);
+      }
+    }
+    const uint64_t h = src.Hashes(ring, i)[0];
     if constexpr (kAddresses) {
-      if (kAhead > 0 && i + kAhead < n) PrefetchLine<kInsert>(AtAddress(addr[a]));
-      ProbeAt<kInsert>(p, AtAddress(addr[s]), ring[s], out, i);
+      ProbeAt<kInsert>(p, AtAddress(addr[i & kRingMask]), h, out, i);
     } else {
-      if (kAhead > 0 && i + kAhead < n) p.template Prefetch<kInsert>(ring[a]);
-      ProbeOne<kInsert>(p, ring[s], out, i);
+      ProbeOne<kInsert>(p, h, out, i);
     }
   }
   return CountHits<kInsert>(out, n);
+}
+
+// Over 8-byte keys, hashed with kHash.
+template <bool kInsert, bool kPrefetch, class P, HashKind kHash>
+HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
+  const P p(f);
+  const KeySource<P, kHash> src(p, f, keys, seed);
+  return RunRing<kInsert, kPrefetch>(p, src, keys, n, nullptr, 0, out);
+}
+
+// Over precomputed hashes h[0, n), whose successor next[0, nnext) (if the
+// caller streams chunks) gets its look-ahead too. Probes without block
+// addresses (classic, the atomic inserts) take PrefetchAhead
+// (kernels/probe-inl.h): with nothing to compute ahead, a ring only adds work.
+template <bool kInsert, bool kPrefetch, class P>
+HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
+                            uint8_t* out) {
+  const P p(f);
+  if constexpr (HasBlockAddresses<P>) {
+    const HashSource<P> src(f, h);
+    return RunRing<kInsert, kPrefetch>(p, src, h, n, next, nnext, out);
+  } else {
+    constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
+    PrimeAhead<kAhead, kInsert>(p, h, n);
+    PrefetchAhead<kAhead, kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
+    return CountHits<kInsert>(out, n);
+  }
 }
 
 enum class Mode { kQuery, kInsert, kInsertAtomic };

@@ -182,6 +182,38 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   }
 }
 
+// Precomputed hashes take the same ring of steps as keys (block addresses a
+// step ahead, kernels/pipeline-inl.h RunRing), each batch told about the hashes
+// of the call after it: the same bytes and answers as the reference at the
+// ring's boundaries, cache-resident and prefetching, every layout.
+TEST_P(Kernels, HashBatchesMatchReferenceAtRingBoundaries) {
+  const auto hashes = RandomKeys(20000, 11);
+  for (Layout l : kAllLayouts) {
+    const uint32_t k = Ks(l)[Ks(l).size() / 2];
+    for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
+      for (size_t n : kSizes) {
+        const size_t nnext = std::min<size_t>(300, hashes.size() / 2 - n);
+        Payload ref(l, num_blocks, k), got(l, num_blocks, k);
+        for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), hashes[i + 1]);
+        ops().insert_hashes_ahead(got.Ref(), hashes.data() + 1, n, hashes.data() + 1 + n, nnext);
+        ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes()))
+            << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
+        const uint64_t* probes = hashes.data() + hashes.size() / 2;
+        std::vector<uint8_t> out(n + 1, 9);
+        const size_t hits = ops().query_hashes_ahead(got.Ref(), probes, n, probes + n, nnext, out.data());
+        size_t expect = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const bool want = kernels::reference::QueryHash(ref.Ref(), probes[i]);
+          ASSERT_EQ(out[i], want ? 1 : 0) << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
+          expect += want;
+        }
+        EXPECT_EQ(hits, expect);
+        EXPECT_EQ(out[n], 9);
+      }
+    }
+  }
+}
+
 // Atomic inserts write the reference's bytes for every k: the probes that OR
 // whole u64 words (kAtomicByWord64: split256, sectorized512 at k = 8 and 16,
 // register64) as well as those that keep the reference's per-word ORs; a
