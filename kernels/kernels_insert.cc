@@ -8,7 +8,7 @@
 // it. Split, the two halves compile side by side: the library builds in 71 s
 // instead of 146 (-j2, Zen 3). The same templates, each RunBatch<mode> with all
 // its callers in one translation unit. g++'s inlining budget is per unit
-// (--param inline-unit-growth), so which calls of RunKeys' key-hashing lambda
+// (--param inline-unit-growth), so which calls of the key pipeline's hashing step
 // it inlines changed with the split (more of them are inlined now).
 // Every pass uses the same target set as kernels.cc (kernels/hwy_targets.h
 // before foreach_target.h, HWY_COMPILE_ALL_ATTAINABLE in CMakeLists.txt).
