@@ -259,8 +259,8 @@ class HashSource {
 // next[0, nnext) are the hashes of the caller's next call, whose lines the
 // last keys' look-ahead prefetches.
 template <bool kInsert, bool kPrefetch, class P, class Source>
-HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
-                          uint8_t* out) {
+HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, size_t n, const uint64_t* next,
+                          size_t nnext, uint8_t* out) {
   constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
   constexpr bool kAddresses = HasBlockAddresses<P>;
   HWY_ALIGN uint64_t ring[kRing];                    // the hashes KeySource makes (HashSource: unused)
