@@ -768,11 +768,12 @@ def boost_table(res):
                     lines.append(f"| {keys} | {size} | {label} | {mode} | " + " | ".join(cells) + " |")
             h, fr, fw, fl = (res.get(op, lay, 10, size, keys) for op, lay in
                              (("hash", "hash"), ("floor_read", "floor"), ("floor_rmw", "floor"), ("floor_line", "floor")))
-            # The filter rows of this size (ours and Boost's batch queries): a reference figure is no
-            # bound when one of them runs below it, and the table says so.
+            # The filter rows of this size (ours and Boost's batch queries, absent and present keys): a
+            # reference figure is no bound when one of them runs below it, and the table says so.
             # Ours on the pairs' target (pinned or the best), Boost's as compiled.
-            rows = [r for r in (res.get("query_absent", lay, 10, size, keys, "batch", target="native")
-                                if lay.startswith("boost_") else pair_row(res, "query_absent", lay, size, keys, "batch")
+            rows = [r for r in (res.get(op, lay, 10, size, keys, "batch", target="native")
+                                if lay.startswith("boost_") else pair_row(res, op, lay, size, keys, "batch")
+                                for op in ("query_absent", "query_present")
                                 for pair in BOOST_PAIRS for lay in pair[:2]) if r]
 
             def beaten(ref):
@@ -799,7 +800,7 @@ def boost_table(res):
                         verdict = (f"; 1.5x Boost's fastest batch query ({fmt(b.ns)}) is {fmt(b.ns / 1.5)} ns/key, "
                                    f"{fmt(b.ns / 1.5 / best.ns)}x the best row")
                     lines.append(f"| {keys} | {size} | best row (the bound this run measured: the fastest batch "
-                                 f"query, {best.layout}){verdict} | batch | {fmt(best.ns)} | | |")
+                                 f"query, {best.layout} {best.op}){verdict} | batch | {fmt(best.ns)} | | |")
     return lines + [""]
 
 
