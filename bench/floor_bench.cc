@@ -65,7 +65,7 @@ inline void Prefetch(const Buf& b, uint64_t h) {
 template <typename Key>
 void HashChunk(const Key* keys, size_t len, uint64_t* out) {
   if constexpr (std::is_same_v<Key, uint64_t>) {
-    kernels::Active().hash_u64(keys, len, 0, out);
+    kernels::Active().hash_u64(keys, len, 0, HashKind::kXxh3, out);
   } else {
     for (size_t i = 0; i < len; ++i) out[i] = detail::HashBytesInline(keys[i].data(), keys[i].size(), HashKind::kXxh3, 0);
   }

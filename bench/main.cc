@@ -2,7 +2,7 @@
 // blockbloom_bench: every suite in one binary, registered programmatically so
 // each row's name carries its layout, size, key type, mode and target.
 //
-//   blockbloom_bench [--bb_preset=quick|default|full|boost] [--bb_hash=xxh3|xxh64|mulx] [Google Benchmark flags]
+//   blockbloom_bench [--bb_preset=quick|default|full|boost] [--bb_hash=xxh3|xxh64|mulx|rocksdb|aes] [Google Benchmark flags]
 // --bb_hash: blockbloom's key hash in the Boost.Bloom pairs (default xxh3).
 //
 // Presets (tools/scripts/bench.sh picks one; docs/benchmarks.md lists their run times):

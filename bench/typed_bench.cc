@@ -8,10 +8,11 @@
 namespace blockbloom::bench::typed_rows {
 namespace {
 
-#define BLOCKBLOOM_TYPED_BENCH_CASES(X)                                                             \
-  X(Split256, 8, Xxh3) X(Split256, 8, Mulx) X(Split256, 8, Xxh64) X(Sectorized512, 8, Xxh3)          \
-  X(Sectorized512, 8, Mulx) X(Sectorized512, 8, Xxh64) X(Register64, 6, Xxh3) X(Register64, 6, Mulx) \
-  X(Register64, 6, Xxh64) X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64)
+#define BLOCKBLOOM_TYPED_BENCH_CASES(X)                                                                   \
+  X(Split256, 8, Xxh3) X(Split256, 8, Mulx) X(Split256, 8, Xxh64) X(Split256, 8, Aes)                     \
+  X(Sectorized512, 8, Xxh3) X(Sectorized512, 8, Mulx) X(Sectorized512, 8, Xxh64) X(Sectorized512, 8, Aes) \
+  X(Register64, 6, Xxh3) X(Register64, 6, Mulx) X(Register64, 6, Xxh64) X(Register64, 6, Aes)             \
+  X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64) X(Split512, 8, Aes)
 
 bool Is(const FilterView& f, Layout l, uint32_t k, HashKind h) {
   return f.layout() == l && f.k() == k && f.hash_kind() == h;

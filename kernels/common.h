@@ -9,6 +9,7 @@
 #ifndef BLOCKBLOOM_KERNELS_COMMON_H_
 #define BLOCKBLOOM_KERNELS_COMMON_H_
 
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -189,6 +190,91 @@ inline uint64_t MulxFoldBy(uint64_t x) {
 inline uint64_t MulxU64(uint64_t key, uint64_t seed) {
   return MulxFoldBy<kMulxMultiplier2>(MulxFoldBy<kMulxMultiplier>(key ^ seed));
 }
+// "aes" (HashKind::kAes, blockbloom/hash.h says when to choose it): three
+// rounds of AES encryption, as x86's AESENC computes one (SubBytes,
+// ShiftRows, MixColumns, then XOR of the round key; FIPS-197 section 5.1),
+// of the 16-byte block whose bytes 0..7 are (key ^ seed) little-endian and
+// whose bytes 8..15 are zero; the hash is the result's bytes 0..7
+// (little-endian). Round keys: kAesRoundKey (fixed; the seed only enters
+// through the key). Why three: with two, strided keys leave the model in the
+// verifier's exact sets (keys i << 20: split256 at 10 bits/key 19% against
+// its 1.27%); three stay inside it at every test point, sequential, random and
+// strided (tests/verify/fpr_test.cc). On CPUs with AES instructions a round is
+// one instruction (kernels/aes-inl.h); this portable form is the reference's,
+// the engine's and the fallback.
+inline constexpr uint8_t kAesSbox[256] = {
+    0x63, 0x7c, 0x77, 0x7b, 0xf2, 0x6b, 0x6f, 0xc5, 0x30, 0x01, 0x67, 0x2b, 0xfe, 0xd7, 0xab, 0x76,
+    0xca, 0x82, 0xc9, 0x7d, 0xfa, 0x59, 0x47, 0xf0, 0xad, 0xd4, 0xa2, 0xaf, 0x9c, 0xa4, 0x72, 0xc0,
+    0xb7, 0xfd, 0x93, 0x26, 0x36, 0x3f, 0xf7, 0xcc, 0x34, 0xa5, 0xe5, 0xf1, 0x71, 0xd8, 0x31, 0x15,
+    0x04, 0xc7, 0x23, 0xc3, 0x18, 0x96, 0x05, 0x9a, 0x07, 0x12, 0x80, 0xe2, 0xeb, 0x27, 0xb2, 0x75,
+    0x09, 0x83, 0x2c, 0x1a, 0x1b, 0x6e, 0x5a, 0xa0, 0x52, 0x3b, 0xd6, 0xb3, 0x29, 0xe3, 0x2f, 0x84,
+    0x53, 0xd1, 0x00, 0xed, 0x20, 0xfc, 0xb1, 0x5b, 0x6a, 0xcb, 0xbe, 0x39, 0x4a, 0x4c, 0x58, 0xcf,
+    0xd0, 0xef, 0xaa, 0xfb, 0x43, 0x4d, 0x33, 0x85, 0x45, 0xf9, 0x02, 0x7f, 0x50, 0x3c, 0x9f, 0xa8,
+    0x51, 0xa3, 0x40, 0x8f, 0x92, 0x9d, 0x38, 0xf5, 0xbc, 0xb6, 0xda, 0x21, 0x10, 0xff, 0xf3, 0xd2,
+    0xcd, 0x0c, 0x13, 0xec, 0x5f, 0x97, 0x44, 0x17, 0xc4, 0xa7, 0x7e, 0x3d, 0x64, 0x5d, 0x19, 0x73,
+    0x60, 0x81, 0x4f, 0xdc, 0x22, 0x2a, 0x90, 0x88, 0x46, 0xee, 0xb8, 0x14, 0xde, 0x5e, 0x0b, 0xdb,
+    0xe0, 0x32, 0x3a, 0x0a, 0x49, 0x06, 0x24, 0x5c, 0xc2, 0xd3, 0xac, 0x62, 0x91, 0x95, 0xe4, 0x79,
+    0xe7, 0xc8, 0x37, 0x6d, 0x8d, 0xd5, 0x4e, 0xa9, 0x6c, 0x56, 0xf4, 0xea, 0x65, 0x7a, 0xae, 0x08,
+    0xba, 0x78, 0x25, 0x2e, 0x1c, 0xa6, 0xb4, 0xc6, 0xe8, 0xdd, 0x74, 0x1f, 0x4b, 0xbd, 0x8b, 0x8a,
+    0x70, 0x3e, 0xb5, 0x66, 0x48, 0x03, 0xf6, 0x0e, 0x61, 0x35, 0x57, 0xb9, 0x86, 0xc1, 0x1d, 0x9e,
+    0xe1, 0xf8, 0x98, 0x11, 0x69, 0xd9, 0x8e, 0x94, 0x9b, 0x1e, 0x87, 0xe9, 0xce, 0x55, 0x28, 0xdf,
+    0x8c, 0xa1, 0x89, 0x0d, 0xbf, 0xe6, 0x42, 0x68, 0x41, 0x99, 0x2d, 0x0f, 0xb0, 0x54, 0xbb, 0x16,
+};
+// The round keys as (bytes 0..7, bytes 8..15) little-endian: the fractional
+// hexadecimal digits of pi (Blowfish's P-array), 0x243f6a88... in order.
+inline constexpr uint64_t kAesRoundKey[3][2] = {{0x13198a2e03707344ULL, 0x243f6a8885a308d3ULL},
+                                                {0x082efa98ec4e6c89ULL, 0xa4093822299f31d0ULL},
+                                                {0xbe5466cf34e90c6cULL, 0x452821e638d01377ULL}};
+inline constexpr uint8_t AesXtime(uint8_t b) { return static_cast<uint8_t>((b << 1) ^ ((b >> 7) * 0x1b)); }
+// One AESENC round on the block as four little-endian u32 columns (byte r of
+// column c is state byte r + 4c): column c becomes MixColumns of the S-boxed
+// bytes ShiftRows brings to it, (s[c] byte 0, s[c + 1] byte 1, s[c + 2] byte 2,
+// s[c + 3] byte 3), XOR the round key's column. kAesTable[x] is MixColumns of
+// the column (S(x), 0, 0, 0), i.e. (2 S(x), S(x), S(x), 3 S(x)); rows 1..3 of
+// the input are its rotations by 8, 16 and 24 bits.
+inline constexpr auto kAesTable = [] {
+  std::array<uint32_t, 256> t{};
+  for (int x = 0; x < 256; ++x) {
+    const uint32_t sb = kAesSbox[x], two = AesXtime(kAesSbox[x]);
+    t[x] = two | sb << 8 | sb << 16 | (two ^ sb) << 24;
+  }
+  return t;
+}();
+inline void AesRoundColumns(uint32_t s[4], const uint32_t round_key[4]) {
+  uint32_t t[4];
+  for (int c = 0; c < 4; ++c) {
+    t[c] = kAesTable[s[c] & 0xff] ^ std::rotl(kAesTable[(s[(c + 1) & 3] >> 8) & 0xff], 8) ^
+           std::rotl(kAesTable[(s[(c + 2) & 3] >> 16) & 0xff], 16) ^ std::rotl(kAesTable[s[(c + 3) & 3] >> 24], 24) ^
+           round_key[c];
+  }
+  for (int c = 0; c < 4; ++c) s[c] = t[c];
+}
+// The same on 16 bytes (FIPS-197's order: byte r + 4c is row r of column c).
+inline void AesRoundPortable(uint8_t s[16], const uint8_t round_key[16]) {
+  uint32_t w[4], k[4];
+  for (int c = 0; c < 4; ++c) {
+    w[c] = static_cast<uint32_t>(s[4 * c]) | s[4 * c + 1] << 8 | s[4 * c + 2] << 16 |
+           static_cast<uint32_t>(s[4 * c + 3]) << 24;
+    k[c] = static_cast<uint32_t>(round_key[4 * c]) | round_key[4 * c + 1] << 8 | round_key[4 * c + 2] << 16 |
+           static_cast<uint32_t>(round_key[4 * c + 3]) << 24;
+  }
+  AesRoundColumns(w, k);
+  for (int i = 0; i < 16; ++i) s[i] = static_cast<uint8_t>(w[i / 4] >> (8 * (i % 4)));
+}
+// The first `rounds` rounds (3 for the hash; tests/verify/fpr_test.cc shows
+// why not 2).
+inline uint64_t AesRoundsU64(uint64_t key, uint64_t seed, int rounds) {
+  const uint64_t x = key ^ seed;
+  uint32_t s[4] = {static_cast<uint32_t>(x), static_cast<uint32_t>(x >> 32), 0, 0};
+  for (int r = 0; r < rounds; ++r) {
+    const uint64_t lo = kAesRoundKey[r][0], hi = kAesRoundKey[r][1];
+    const uint32_t k[4] = {static_cast<uint32_t>(lo), static_cast<uint32_t>(lo >> 32), static_cast<uint32_t>(hi),
+                           static_cast<uint32_t>(hi >> 32)};
+    AesRoundColumns(s, k);
+  }
+  return s[0] | static_cast<uint64_t>(s[1]) << 32;
+}
+inline uint64_t AesU64Portable(uint64_t key, uint64_t seed) { return AesRoundsU64(key, seed, 3); }
 // A little-endian u64 read through memcpy, as a value (identity on LE hosts).
 inline uint64_t LoadLE64Value(uint64_t raw) {
   if constexpr (std::endian::native == std::endian::little) {
@@ -234,7 +320,10 @@ inline uint64_t HashU64With(uint64_t key, uint64_t c) {
     return MulxU64(key, c);
   } else if constexpr (kKind == HashKind::kRocksdb) {
     return RocksdbU64WithConstant(key, c);
+  } else if constexpr (kKind == HashKind::kAes) {
+    return AesU64Portable(key, c);
   } else {
+    static_assert(kKind == HashKind::kXxh3, "a hash kind missing here");
     return Xxh3U64WithConstant(key, c);
   }
 }
@@ -243,6 +332,7 @@ inline uint64_t HashU64WithConstant(uint64_t key, HashKind kind, uint64_t c) {
     case HashKind::kXxh64: return HashU64With<HashKind::kXxh64>(key, c);
     case HashKind::kMulx: return HashU64With<HashKind::kMulx>(key, c);
     case HashKind::kRocksdb: return HashU64With<HashKind::kRocksdb>(key, c);
+    case HashKind::kAes: return HashU64With<HashKind::kAes>(key, c);
     case HashKind::kXxh3: break;
   }
   return HashU64With<HashKind::kXxh3>(key, c);

@@ -19,6 +19,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "kernels/aes-inl.h"
 #include "kernels/highway.h"
 #include "kernels/kernels-inl.h"
 #include "kernels/pipeline-inl.h"
@@ -28,8 +29,14 @@ HWY_BEFORE_NAMESPACE();
 namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 
-void HashU64(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
-  HashU64Batch(keys, n, seed, out);
+void HashU64(const uint64_t* keys, size_t n, uint64_t seed, HashKind kind, uint64_t* out) {
+  if (kind == HashKind::kXxh3) return HashU64Batch(keys, n, seed, out);
+  const uint64_t c = KeyHashConstant(kind, seed);
+  if (kind == HashKind::kAes && NativeAesUsable()) {
+    for (size_t i = 0; i < n; ++i) out[i] = AesU64Native(keys[i], c);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) out[i] = HashU64WithConstant(keys[i], kind, c);
 }
 size_t QueryHashes(const FilterRef& f, const uint64_t* hashes, size_t n, uint8_t* out) {
   return RunBatch<Mode::kQuery>(f, hashes, n, nullptr, 0, false, 0, HashKind::kXxh3, out);
@@ -57,11 +64,11 @@ void InsertOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
 }
 template <class P, HashKind kHash>
 bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOne<P>(bits, num_blocks, k, HashU64With<kHash>(key, seed_const));
+  return QueryOne<P>(bits, num_blocks, k, KeyHash<kHash>(key, seed_const));
 }
 template <class P, HashKind kHash>
 void InsertKeyOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertOne<P>(bits, num_blocks, k, HashU64With<kHash>(key, seed_const));
+  InsertOne<P>(bits, num_blocks, k, KeyHash<kHash>(key, seed_const));
 }
 // The batch's atomic probe for one key (probes with AtomicByWord64: whole u64
 // words ORed, and none a relaxed load finds holding the key's bits).
@@ -77,7 +84,7 @@ OneKeyOps OneKeyWith(Layout layout, uint32_t k) {
   if constexpr (AtomicByWord64<P>) {
     insert_atomic = &InsertOneAtomic<P>;
   } else {
-    insert_atomic = reference::OneKey(layout, k, kHash).insert_atomic;
+    insert_atomic = reference::OneKey(layout, k, kHash == kAesNative ? HashKind::kAes : kHash).insert_atomic;
   }
   return OneKeyOps{&QueryOne<P>, &InsertOne<P>, &QueryKeyOne<P, kHash>, &InsertKeyOne<P, kHash>, insert_atomic};
 }
@@ -89,6 +96,9 @@ OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash) {
       case HashKind::kXxh64: return OneKeyWith<P, HashKind::kXxh64>(layout, k);
       case HashKind::kMulx: return OneKeyWith<P, HashKind::kMulx>(layout, k);
       case HashKind::kRocksdb: return OneKeyWith<P, HashKind::kRocksdb>(layout, k);
+      case HashKind::kAes:
+        if (NativeAesUsable()) return OneKeyWith<P, kAesNative>(layout, k);
+        return OneKeyWith<P, HashKind::kAes>(layout, k);
       case HashKind::kXxh3: break;
     }
     return OneKeyWith<P, HashKind::kXxh3>(layout, k);

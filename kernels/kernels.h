@@ -84,9 +84,11 @@ struct Ops {
   int64_t target;    // Highway target bit (HWY_AVX2, ...)
   const char* name;  // lower-case Highway name: "avx3", "avx2", "sse4", "emu128", "scalar", "neon", "sve"...
 
-  // out[i] = XXH3_64bits_withSeed(&keys[i], 8, seed) on a little-endian machine.
-  // keys[0, n) readable, out[0, n) writable; they may alias exactly (out == keys).
-  void (*hash_u64)(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out);
+  // out[i] = blockbloom::HashU64(keys[i], kind, seed) (blockbloom/hash.h): XXH3
+  // in vectors, "aes" with the CPU's AES instructions where it has them, the
+  // other kinds key by key. keys[0, n) readable, out[0, n) writable; they may
+  // alias exactly (out == keys).
+  void (*hash_u64)(const uint64_t* keys, size_t n, uint64_t seed, HashKind kind, uint64_t* out);
 
   // Sets the bits of hashes[0, n). Not safe against concurrent writers.
   void (*insert_hashes)(const FilterRef& f, const uint64_t* hashes, size_t n);

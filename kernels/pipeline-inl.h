@@ -13,6 +13,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/aes-inl.h"
 #include "kernels/highway.h"
 #include "kernels/layouts-inl.h"
 #include "kernels/probe-inl.h"
@@ -221,7 +222,7 @@ class KeySource {
       // slower batches, mulx on Zen 5.
       uint64_t* HWY_RESTRICT at = addr + (HasBlockAddresses<P> ? (j & kRingMask) : 0);
       for (size_t i = 0; i < len; ++i) {
-        const uint64_t h = HashU64With<kHash>(keys_[j + i], seed_const_);
+        const uint64_t h = KeyHash<kHash>(keys_[j + i], seed_const_);
         to[i] = h;
         if constexpr (HasBlockAddresses<P>) at[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p_.Block(h)));
       }
@@ -370,6 +371,9 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
           case HashKind::kXxh64: return with(std::integral_constant<HashKind, HashKind::kXxh64>());
           case HashKind::kMulx: return with(std::integral_constant<HashKind, HashKind::kMulx>());
           case HashKind::kRocksdb: return with(std::integral_constant<HashKind, HashKind::kRocksdb>());
+          case HashKind::kAes:
+            if (NativeAesUsable()) return with(std::integral_constant<HashKind, kAesNative>());
+            return with(std::integral_constant<HashKind, HashKind::kAes>());
           case HashKind::kXxh3: break;
         }
         return with(std::integral_constant<HashKind, HashKind::kXxh3>());

@@ -24,8 +24,9 @@ bool Probe(const FilterRef& f, uint64_t hash) {
   return false;
 }
 
-void HashBatch(const uint64_t* keys, size_t n, uint64_t seed, uint64_t* out) {
-  for (size_t i = 0; i < n; ++i) out[i] = HashU64(keys[i], seed);
+void HashBatch(const uint64_t* keys, size_t n, uint64_t seed, HashKind kind, uint64_t* out) {
+  const uint64_t c = KeyHashConstant(kind, seed);
+  for (size_t i = 0; i < n; ++i) out[i] = HashU64WithConstant(keys[i], kind, c);
 }
 void InsertBatch(const FilterRef& f, const uint64_t* hashes, size_t n) {
   for (size_t i = 0; i < n; ++i) InsertHash(f, hashes[i]);
@@ -109,6 +110,7 @@ OneKeyOps OneKeyAt(HashKind hash) {
     case HashKind::kXxh64: return OneKeyAtWith<kL, HashKind::kXxh64>();
     case HashKind::kMulx: return OneKeyAtWith<kL, HashKind::kMulx>();
     case HashKind::kRocksdb: return OneKeyAtWith<kL, HashKind::kRocksdb>();
+    case HashKind::kAes: return OneKeyAtWith<kL, HashKind::kAes>();
     case HashKind::kXxh3: break;
   }
   return OneKeyAtWith<kL, HashKind::kXxh3>();

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "kernels/highway.h"
+#include "kernels/aes-inl.h"
 #include "kernels/common.h"
 #include "kernels/layouts-inl.h"
 
@@ -67,6 +68,24 @@ HWY_INLINE auto VisitLayout(const FilterRef& f, Fn&& fn) {
     static_assert(kL == Layout::kBlocked512, "a layout missing from BLOCKBLOOM_FOR_EACH_LAYOUT");
   }
 #undef BLOCKBLOOM_STATIC_CASE
+}
+
+// Stage 1 for a uint64 key inlined into the caller (HashU64With, kernels/
+// common.h): the "aes" kind with AES instructions where the calling file's
+// flags promise them (x86 -maes or a -march with AES, such as native on most
+// CPUs; AArch64 NEON with crypto), else where this CPU has them (one
+// predicted branch per key), else in software.
+template <HashKind kHash>
+HWY_INLINE uint64_t StaticKeyHash(uint64_t key, uint64_t seed_const) {
+  if constexpr (kHash == HashKind::kAes) {
+#if (HWY_ARCH_X86 && defined(__AES__)) || HWY_TARGET == HWY_NEON
+    return AesU64Native(key, seed_const);
+#else
+    return NativeAesUsable() ? AesU64Native(key, seed_const) : AesU64Portable(key, seed_const);
+#endif
+  } else {
+    return HashU64With<kHash>(key, seed_const);
+  }
 }
 
 // One key of layout kL at k = kK. num_blocks = 0 is the empty filter (one zero

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <random>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "blockbloom/filter.h"
 #include "blockbloom/model.h"
+#include "kernels/common.h"
 
 namespace blockbloom {
 namespace {
@@ -47,7 +49,7 @@ class EveryLayout : public ::testing::TestWithParam<Layout> {};
 
 TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
   const Layout l = GetParam();
-  for (HashKind hash : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
+  for (HashKind hash : kHashKinds) {
     const auto keys = Keys(5000, 1);
     const auto urls = Urls(3000);
     std::vector<std::string_view> views(urls.begin(), urls.end());
@@ -83,7 +85,7 @@ TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
 
 // The u64 hash is computed in registers; it must equal the hash of the bytes.
 TEST(Hashing, IntegerHashIsTheHashOfItsLittleEndianBytes) {
-  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
+  for (HashKind kind : kHashKinds) {
     for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {
       for (uint64_t k : Keys(2000, 5)) {
         char le[8];
@@ -110,6 +112,71 @@ TEST(Hashing, MulxIsTwoFoldedProductsAndXxh3ForOtherLengths) {
   EXPECT_EQ(ParseHash("mulx"), HashKind::kMulx);
   EXPECT_EQ(HashName(HashKind::kMulx), "mulx");
   EXPECT_THROW(HashFromName("mulx64"), std::invalid_argument);
+}
+
+// "aes" by its definition (blockbloom/hash.h, kernels/common.h): its round is
+// AES's, checked by encrypting FIPS-197's example (appendix C.1, AES-128) with
+// it; the kind is three such rounds of (key ^ seed, 8 zero bytes) under pi's
+// digits as round keys, its hash the low 8 bytes; any other length is XXH3.
+std::array<uint8_t, 16> HexBytes(std::string_view hex) {
+  std::array<uint8_t, 16> b{};
+  for (size_t i = 0; i < 16; ++i)
+    b[i] = static_cast<uint8_t>(std::stoul(std::string(hex.substr(2 * i, 2)), nullptr, 16));
+  return b;
+}
+TEST(Hashing, AesRoundEncryptsFips197Example) {
+  using kernels::kAesSbox;
+  std::array<uint8_t, 16> s = HexBytes("00112233445566778899aabbccddeeff");
+  std::array<uint8_t, 176> w{};  // the expanded key, 11 round keys
+  const std::array<uint8_t, 16> key = HexBytes("000102030405060708090a0b0c0d0e0f");
+  std::copy(key.begin(), key.end(), w.begin());
+  uint8_t rcon = 1;
+  for (size_t i = 16; i < w.size(); i += 4) {
+    uint8_t t[4] = {w[i - 4], w[i - 3], w[i - 2], w[i - 1]};
+    if (i % 16 == 0) {
+      const uint8_t t0 = t[0];
+      t[0] = static_cast<uint8_t>(kAesSbox[t[1]] ^ rcon);
+      t[1] = kAesSbox[t[2]];
+      t[2] = kAesSbox[t[3]];
+      t[3] = kAesSbox[t0];
+      rcon = kernels::AesXtime(rcon);
+    }
+    for (size_t j = 0; j < 4; ++j) w[i + j] = w[i + j - 16] ^ t[j];
+  }
+  for (size_t i = 0; i < 16; ++i) s[i] ^= w[i];
+  for (size_t round = 1; round < 10; ++round) kernels::AesRoundPortable(s.data(), w.data() + 16 * round);
+  std::array<uint8_t, 16> last{};  // the final round: SubBytes, ShiftRows, AddRoundKey
+  for (size_t c = 0; c < 4; ++c)
+    for (size_t r = 0; r < 4; ++r) last[r + 4 * c] = kAesSbox[s[r + 4 * ((c + r) % 4)]] ^ w[160 + r + 4 * c];
+  EXPECT_EQ(last, HexBytes("69c4e0d86a7b0430d8cdb78070b4c55a"));
+}
+TEST(Hashing, AesIsThreeAesRoundsAndXxh3ForOtherLengths) {
+  // Round key r: the 128-bit little-endian integer of pi's fractional hex digits 32r .. 32r + 31.
+  const char* const kPiDigits[3] = {"243f6a8885a308d313198a2e03707344", "a4093822299f31d0082efa98ec4e6c89",
+                                    "452821e638d01377be5466cf34e90c6c"};
+  for (uint64_t seed : {uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
+    for (uint64_t key : {uint64_t{0}, uint64_t{1}, uint64_t{12345}, ~uint64_t{0}, uint64_t{1} << 40}) {
+      uint8_t s[16] = {};
+      for (int i = 0; i < 8; ++i) s[i] = static_cast<uint8_t>((key ^ seed) >> (8 * i));
+      for (const char* digits : kPiDigits) {
+        std::array<uint8_t, 16> rk = HexBytes(digits);
+        std::reverse(rk.begin(), rk.end());  // big-endian digits -> little-endian bytes
+        kernels::AesRoundPortable(s, rk.data());
+      }
+      uint64_t expect = 0;
+      for (int i = 7; i >= 0; --i) expect = (expect << 8) | s[i];
+      EXPECT_EQ(HashU64(key, HashKind::kAes, seed), expect) << key << " seed " << seed;
+    }
+  }
+  // Pinned, so that the kind's values cannot drift with the code above (files hold them).
+  EXPECT_EQ(HashU64(0, HashKind::kAes, 0), 0x4B428352BD093C85ULL);
+  EXPECT_EQ(HashU64(12345, HashKind::kAes, 7), 0xF1414ABA65A43773ULL);
+  EXPECT_NE(HashU64(1, HashKind::kAes, 0), HashU64(2, HashKind::kAes, 0));
+  for (std::string_view s : {"", "a", "seven!!", "nine byte", "https://example.com/some/path"}) {
+    EXPECT_EQ(HashBytes(s, HashKind::kAes, 5), HashBytes(s, HashKind::kXxh3, 5)) << s;
+  }
+  EXPECT_EQ(ParseHash("aes"), HashKind::kAes);
+  EXPECT_EQ(HashName(HashKind::kAes), "aes");
 }
 
 TEST_P(EveryLayout, IntegerKeyIsItsLittleEndianBytes) {

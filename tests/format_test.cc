@@ -475,8 +475,9 @@ TEST(Corrupt, UnknownLayout) {
 
 TEST(Corrupt, UnknownHash) {
   auto b = ValidBytes();
-  b[13] = 4;  // the first value past kLastHashKind (3, rocksdb)
-  ExpectRejected(b, 13, "hash 4 is unknown");
+  const int past = static_cast<int>(kLastHashKind) + 1;  // the first value past the known kinds
+  b[13] = static_cast<uint8_t>(past);
+  ExpectRejected(b, 13, "hash " + std::to_string(past) + " is unknown");
 }
 
 TEST(Corrupt, ReservedBytesSet) {
@@ -552,13 +553,14 @@ TEST(Corrupt, MissingFileIsAReadError) {
 }
 
 // ---- Golden files ------------------------------------------------------------------
-// tests/golden/v1_<layout>.bbf: a filter of each layout built from fixed keys.
+// tests/golden/v1_<layout>.bbf: a filter of each layout built from fixed keys;
+// v1_split256_<hash>.bbf: the same of split256 under each other hash kind.
 // A failure means the bytes of a version-1 file changed: either a bug, or an
 // intended format change, which needs kFormatVersion bumped and the files
 // regenerated with BLOCKBLOOM_REGENERATE_GOLDEN=1 ./format_test.
 
-Filter GoldenFilter(Layout layout) {
-  Filter f = Filter::WithBlocks(layout, layout == Layout::kClassic ? 1001 : 5, SomeK(layout), HashKind::kXxh3, 0x5eed);
+Filter GoldenFilter(Layout layout, HashKind hash = HashKind::kXxh3) {
+  Filter f = Filter::WithBlocks(layout, layout == Layout::kClassic ? 1001 : 5, SomeK(layout), hash, 0x5eed);
   for (uint64_t i = 0; i < 40; ++i) f.Insert(i);
   f.Insert(std::string_view("golden"));
   return f;
@@ -579,6 +581,26 @@ TEST(Golden, Version1FilesArePinned) {
            "BLOCKBLOOM_REGENERATE_GOLDEN=1 ./format_test";
     const Filter g = LoadFilter(path);
     EXPECT_TRUE(g == f);
+    for (uint64_t i = 0; i < 40; ++i) EXPECT_TRUE(g.MayContain(i));
+    EXPECT_TRUE(g.MayContain(std::string_view("golden")));
+  }
+}
+
+TEST(Golden, HashKindFilesArePinned) {
+  const bool regenerate = std::getenv("BLOCKBLOOM_REGENERATE_GOLDEN") != nullptr;
+  for (HashKind hash : kHashKinds) {
+    if (hash == HashKind::kXxh3) continue;  // Version1FilesArePinned
+    const std::string path =
+        std::string(BLOCKBLOOM_SOURCE_DIR) + "/tests/golden/v1_split256_" + std::string(HashName(hash)) + ".bbf";
+    const Filter f = GoldenFilter(Layout::kSplit256, hash);
+    if (regenerate) SaveFilter(f, path);
+    ASSERT_TRUE(fs::exists(path)) << "missing golden file " << path << " (a new hash kind: write it with "
+                                   << "BLOCKBLOOM_REGENERATE_GOLDEN=1 <build>/tests/format_test "
+                                   << "--gtest_filter=Golden.*)";
+    EXPECT_EQ(SerializeFilter(f), ReadAll(path)) << "the bytes of a " << HashName(hash) << " file changed";
+    const Filter g = LoadFilter(path);
+    EXPECT_TRUE(g == f);
+    EXPECT_EQ(g.hash_kind(), hash);
     for (uint64_t i = 0; i < 40; ++i) EXPECT_TRUE(g.MayContain(i));
     EXPECT_TRUE(g.MayContain(std::string_view("golden")));
   }

@@ -86,7 +86,7 @@ TEST_P(Kernels, HashMatchesLibxxhash) {
       for (size_t offset : {0, 1, 3}) {  // misaligned starts
         if (offset + n > keys.size()) continue;
         std::vector<uint64_t> out(n + 1, 0xdeadbeef);
-        ops().hash_u64(keys.data() + offset, n, seed, out.data());
+        ops().hash_u64(keys.data() + offset, n, seed, HashKind::kXxh3, out.data());
         for (size_t i = 0; i < n; ++i) {
           ASSERT_EQ(out[i], XXH3_64bits_withSeed(&keys[offset + i], 8, seed))
               << "n=" << n << " i=" << i << " seed=" << seed;
@@ -97,8 +97,26 @@ TEST_P(Kernels, HashMatchesLibxxhash) {
   }
   // In place.
   auto inplace = keys;
-  ops().hash_u64(inplace.data(), inplace.size(), 7, inplace.data());
+  ops().hash_u64(inplace.data(), inplace.size(), 7, HashKind::kXxh3, inplace.data());
   for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(inplace[i], XXH3_64bits_withSeed(&keys[i], 8, 7));
+}
+
+// Every kind (XXH3 in vectors, "aes" with the CPU's AES instructions where
+// this target has them): the plain C++ definitions of kernels/common.h.
+TEST_P(Kernels, HashOfEveryKindMatchesReference) {
+  const auto keys = RandomKeys(4099, 3);
+  for (HashKind kind : kHashKinds) {
+    for (uint64_t seed : {uint64_t{0}, uint64_t{99}, ~uint64_t{0}}) {
+      const uint64_t c = kernels::KeyHashConstant(kind, seed);
+      for (size_t n : kSizes) {
+        std::vector<uint64_t> out(n + 1, 0xdeadbeef);
+        ops().hash_u64(keys.data() + 1, n, seed, kind, out.data());
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_EQ(out[i], kernels::HashU64WithConstant(keys[i + 1], kind, c)) << HashName(kind) << " i=" << i;
+        EXPECT_EQ(out[n], 0xdeadbeefu) << "wrote past the end, n=" << n;
+      }
+    }
+  }
 }
 
 TEST_P(Kernels, ReferenceHashMatchesLibxxhash) {
@@ -151,14 +169,17 @@ TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
 // hash kind: XXH3 hashes in vectors, the others key by key in the same steps.
 TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   const auto keys = RandomKeys(20000, 5);
-  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
+  for (HashKind kind : kHashKinds) {
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
       for (size_t n : kSizes) {
         for (uint64_t seed : {uint64_t{0}, uint64_t{99}}) {
-          // The reference hash: blockbloom::HashU64 (engine/src/hash.cc), the one the files promise.
-          auto hash = [&](uint64_t key) { return blockbloom::HashU64(key, kind, seed); };
+          // The reference hash, in plain C++ (kernels/common.h; blockbloom::HashU64 may call
+          // the kernels, for "aes"), the one the files promise.
+          auto hash = [&](uint64_t key) {
+            return kernels::HashU64WithConstant(key, kind, kernels::KeyHashConstant(kind, seed));
+          };
           Payload ref(l, num_blocks, k), got(l, num_blocks, k);
           for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), hash(keys[i + 1]));
           ops().insert_keys(got.Ref(), keys.data() + 1, n, seed, kind);
@@ -294,7 +315,7 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
   for (Layout l : kAllLayouts) {
     const uint64_t num_blocks = l == Layout::kClassic ? 20011 : 313;
     for (uint32_t k : Ks(l)) {
-      for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
+      for (HashKind kind : kHashKinds) {
         const kernels::OneKeyOps one = ops().one_key(l, k, kind);
         Payload ref(l, num_blocks, k), got(l, num_blocks, k);
         for (uint64_t h : hashes) {

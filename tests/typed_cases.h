@@ -16,12 +16,14 @@ namespace {
 
 // Every layout, each allowed k of sectorized512, the ends and a middle of the
 // k ranges of the others, every hash kind.
-#define BLOCKBLOOM_TYPED_CASES(X)                                                                          \
-  X(Blocked512, 1, Xxh3) X(Blocked512, 7, Mulx) X(Blocked512, 16, Xxh64) X(Split256, 8, Xxh3)              \
+#define BLOCKBLOOM_TYPED_CASES(X)                                                                           \
+  X(Blocked512, 1, Xxh3) X(Blocked512, 7, Mulx) X(Blocked512, 16, Xxh64) X(Split256, 8, Xxh3)               \
   X(Split256, 8, Mulx) X(Split256, 8, Xxh64) X(Sectorized512, 1, Xxh3) X(Sectorized512, 2, Mulx)            \
   X(Sectorized512, 4, Xxh64) X(Sectorized512, 8, Mulx) X(Sectorized512, 16, Xxh3) X(Register64, 1, Mulx)    \
   X(Register64, 3, Xxh3) X(Register64, 6, Mulx) X(Register64, 8, Xxh64) X(Classic, 1, Xxh3)                 \
-  X(Classic, 7, Mulx) X(Classic, 32, Xxh64) X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64)
+  X(Classic, 7, Mulx) X(Classic, 32, Xxh64) X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64) \
+  X(Blocked512, 16, Aes) X(Split256, 8, Aes) X(Sectorized512, 8, Aes) X(Register64, 6, Aes)                 \
+  X(Classic, 7, Aes) X(Split512, 8, Aes) X(Blocked512, 7, Rocksdb)
 
 // Inserts keys[0, n) into f (empty, of the type's parameters) through a
 // TypedInserter, the first half by key and the rest by hash, then writes the

@@ -107,6 +107,15 @@ TEST(Typed, EveryLayoutHasACase) {
   }
 }
 
+// Likewise every hash kind (blockbloom/hash.h kHashKinds): "aes" has its own inline rounds.
+TEST(Typed, EveryHashKindHasACase) {
+  const std::vector<Case> cases = Cases();
+  for (HashKind h : kHashKinds) {
+    EXPECT_TRUE(std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.hash == h; }))
+        << HashName(h) << " has no case in BLOCKBLOOM_TYPED_CASES (tests/typed_cases.h)";
+  }
+}
+
 TEST(Typed, ProjectFlagsMatchTheKernels) { ExpectSameAsKernels(&RunTypedCase); }
 
 TEST(Typed, SimdStaticTargetMatchesTheKernels) {

@@ -26,17 +26,10 @@ void ForEachHashChunk(std::span<const Key> keys, HashKind kind, uint64_t seed, F
   auto hash_chunk = [&](size_t start, uint64_t* out) {
     const size_t len = std::min(kHashChunk, keys.size() - start);
     if constexpr (std::is_same_v<Key, uint64_t>) {
-      if (kind == HashKind::kXxh3) {
-        kernels::Active().hash_u64(keys.data() + start, len, seed, out);
-        return len;
-      }
-    }
-    for (size_t i = 0; i < len; ++i) {
-      if constexpr (std::is_same_v<Key, uint64_t>) {
-        out[i] = HashU64Inline(keys[start + i], kind, seed);
-      } else {
+      kernels::Active().hash_u64(keys.data() + start, len, seed, kind, out);  // XXH3 in vectors, AES-NI
+    } else {
+      for (size_t i = 0; i < len; ++i)
         out[i] = HashBytesInline(keys[start + i].data(), keys[start + i].size(), kind, seed);
-      }
     }
     return len;
   };

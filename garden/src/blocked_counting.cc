@@ -245,11 +245,7 @@ void BlockedCountingFilter::EachChunk(std::span<const uint64_t> keys, F&& f) con
   alignas(64) uint64_t buf[kHashChunk];
   for (size_t start = 0; start < keys.size(); start += kHashChunk) {
     const size_t len = std::min(kHashChunk, keys.size() - start);
-    if (hasher_.kind == HashKind::kXxh3) {
-      kernels::Active().hash_u64(keys.data() + start, len, hasher_.seed, buf);  // SIMD XXH3
-    } else {
-      for (size_t i = 0; i < len; ++i) buf[i] = detail::HashU64Inline(keys[start + i], hasher_.kind, hasher_.seed);
-    }
+    kernels::Active().hash_u64(keys.data() + start, len, hasher_.seed, hasher_.kind, buf);  // SIMD XXH3, AES-NI
     f(std::span<const uint64_t>(buf, len), start);
   }
 }

@@ -65,7 +65,7 @@ TEST(GardenBlockedCounting, StringKeysAndOtherHashesBatchLikePerKey) {
   std::vector<std::string> owned;
   for (int i = 0; i < 3000; ++i) owned.push_back("https://example.com/" + std::to_string(i));
   std::vector<std::string_view> keys(owned.begin(), owned.end());
-  for (HashKind kind : {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb}) {
+  for (HashKind kind : kHashKinds) {
     BlockedCountingFilter a(500, 6, kind, 17), b(500, 6, kind, 17);
     a.InsertBatch(keys);
     for (std::string_view k : keys) b.Insert(k);

@@ -423,8 +423,9 @@ TEST(GardenFormatErrors, NameTheByteAndWhatWasExpected) {
   ExpectRefused<CountingFilter>(Reseal(b), 12, "garden type 9 is unknown");
   ExpectRefused<CountMinSketch>(good, 12, "holds a counting variant: expected count-min");
   b = good;
-  b[13] = 4;
-  ExpectRefused<CountingFilter>(Reseal(b), 13, "hash 4 is unknown");
+  const int past = static_cast<int>(kLastHashKind) + 1;  // the first value past the known kinds
+  b[13] = static_cast<uint8_t>(past);
+  ExpectRefused<CountingFilter>(Reseal(b), 13, "hash " + std::to_string(past) + " is unknown");
   b = good;
   b[100] ^= 1;
   ExpectRefused<CountingFilter>(b, 40, "checksum mismatch");

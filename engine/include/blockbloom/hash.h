@@ -35,9 +35,24 @@ enum class HashKind : uint8_t {
   // vectorized: batches of uint64 keys hash key by key in the kernels' key
   // pipeline (as xxh64 and mulx do; only XXH3 hashes in vectors).
   kRocksdb = 3,
+  // "aes": an 8-byte key (every uint64) is mixed by three rounds of AES
+  // encryption (kernels/common.h AesU64Portable says which), one instruction
+  // each on CPUs with AES (x86 AES-NI, ARMv8 crypto): the shortest
+  // single-key path that meets the false-positive model on sequential and
+  // strided keys (tests/verify/fpr_test.cc; "mulx" takes two dependent
+  // 64x64-bit multiplies, XXH3 two and their shifts). Without AES
+  // instructions (some virtual machines hide them) it is computed in
+  // software, several times slower. Keys of any other length hash with XXH3
+  // (seeded), exactly as "xxh3". Three rounds with fixed round keys are no
+  // cipher: like "mulx", use it for keys no adversary picks.
+  kAes = 4,
 };
 // The largest HashKind value: files with a larger hash byte are refused.
-inline constexpr HashKind kLastHashKind = HashKind::kRocksdb;
+inline constexpr HashKind kLastHashKind = HashKind::kAes;
+// Every kind, in value order (tests iterate over it so that none is missed).
+inline constexpr HashKind kHashKinds[] = {HashKind::kXxh3, HashKind::kXxh64, HashKind::kMulx, HashKind::kRocksdb,
+                                          HashKind::kAes};
+static_assert(sizeof(kHashKinds) / sizeof(kHashKinds[0]) == static_cast<size_t>(kLastHashKind) + 1);
 std::string_view HashName(HashKind kind);
 // Inverse of HashName; nullopt for an unknown name.
 std::optional<HashKind> ParseHash(std::string_view name);

@@ -87,7 +87,13 @@ class TypedView {
       detail::ThrowTypeMismatch("TypedView", kLayout, kK, kHash, f);
   }
 
-  bool MayContain(uint64_t key) const { return MayContainHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  bool MayContain(uint64_t key) const {
+    if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
+      return MayContainHash(kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
+    } else {
+      return view_.MayContain(key);  // the dispatched call, its hash included
+    }
+  }
   // Bytes: hashed by blockbloom::HashBytes (one call; a string's hash costs far
   // more than the call), probed inline.
   bool MayContain(std::string_view key) const { return MayContainHash(HashBytes(key, kHash, view_.seed())); }
@@ -124,7 +130,13 @@ class TypedInserter {
     if (!detail::SameType(f, kLayout, kK, kHash)) detail::ThrowTypeMismatch("TypedInserter", kLayout, kK, kHash, f);
   }
 
-  void Insert(uint64_t key) { InsertHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  void Insert(uint64_t key) {
+    if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
+      InsertHash(kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
+    } else {
+      InsertHash(kernels::HashU64With<kHash>(key, seed_const_));
+    }
+  }
   void Insert(std::string_view key) { InsertHash(HashBytes(key, kHash, filter_->seed())); }
   void InsertHash(uint64_t hash) {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
@@ -134,7 +146,13 @@ class TypedInserter {
     }
     ++pending_;  // Flush saturates the filter's count
   }
-  bool MayContain(uint64_t key) const { return MayContainHash(kernels::HashU64With<kHash>(key, seed_const_)); }
+  bool MayContain(uint64_t key) const {
+    if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
+      return MayContainHash(kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
+    } else {
+      return filter_->MayContain(key);
+    }
+  }
   bool MayContain(std::string_view key) const { return MayContainHash(HashBytes(key, kHash, filter_->seed())); }
   bool MayContainHash(uint64_t hash) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
