@@ -12,7 +12,8 @@
 // SSE4, AVX2 or AVX-512 by Highway's checks, which then do not ask for AES, so
 // the instructions run only where NativeAesUsable() (the CPU has them; a
 // virtual machine may hide AES-NI from a CPU with AVX2): the kernels' entry
-// points choose the kAesNative or the portable instantiation once per call.
+// points choose once per call between the kAesNative instantiation and the
+// scalar reference (kernels/reference.cc, the rounds in software).
 // AArch64 NEON: Highway's AESRound (AESE + AESMC; Highway's NEON target
 // requires the crypto extension). Every other target: the portable form.
 #if defined(BLOCKBLOOM_KERNELS_AES_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -73,9 +74,8 @@ HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) { return AesU64Por
 #endif
 
 // Internal to the kernels, never stored: the "aes" kind hashed by
-// AesU64Native, where HashKind::kAes as a template argument means the
-// portable form. The entry points choose between them once per call
-// (NativeAesUsable).
+// AesU64Native (HashKind::kAes as a template argument means the portable
+// form, HashU64With).
 inline constexpr HashKind kAesNative = static_cast<HashKind>(0x80 | static_cast<uint8_t>(HashKind::kAes));
 
 // Stage 1 for one key, as HashU64With<kHash> (kernels/common.h), with the

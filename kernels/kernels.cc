@@ -97,8 +97,8 @@ OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash) {
       case HashKind::kMulx: return OneKeyWith<P, HashKind::kMulx>(layout, k);
       case HashKind::kRocksdb: return OneKeyWith<P, HashKind::kRocksdb>(layout, k);
       case HashKind::kAes:
-        if (NativeAesUsable()) return OneKeyWith<P, kAesNative>(layout, k);
-        return OneKeyWith<P, HashKind::kAes>(layout, k);
+        // Without AES instructions: the scalar reference's probes, as its software rounds dominate.
+        return NativeAesUsable() ? OneKeyWith<P, kAesNative>(layout, k) : reference::OneKey(layout, k, hash);
       case HashKind::kXxh3: break;
     }
     return OneKeyWith<P, HashKind::kXxh3>(layout, k);

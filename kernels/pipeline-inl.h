@@ -373,7 +373,14 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
           case HashKind::kRocksdb: return with(std::integral_constant<HashKind, HashKind::kRocksdb>());
           case HashKind::kAes:
             if (NativeAesUsable()) return with(std::integral_constant<HashKind, kAesNative>());
-            return with(std::integral_constant<HashKind, HashKind::kAes>());
+            // A CPU without AES instructions (a VM hiding them): the scalar reference's key batch, where the
+            // rounds' software form dominates anyway (one instantiation of this pipeline fewer per target).
+            if constexpr (kInsert) {
+              reference::ReferenceOps().insert_keys(f, in, n, seed, hash);
+              return 0;
+            } else {
+              return reference::ReferenceOps().query_keys(f, in, n, seed, hash, out);
+            }
           case HashKind::kXxh3: break;
         }
         return with(std::integral_constant<HashKind, HashKind::kXxh3>());

@@ -133,6 +133,8 @@ class TypedInserter {
   void Insert(uint64_t key) {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
       InsertHash(kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
+    } else if constexpr (kHash == HashKind::kAes) {
+      InsertHash(HashU64(key, kHash, filter_->seed()));  // the kernels' AES instructions, not the portable rounds
     } else {
       InsertHash(kernels::HashU64With<kHash>(key, seed_const_));
     }
