@@ -40,9 +40,11 @@ enum class HashKind : uint8_t {
   // each on CPUs with AES (x86 AES-NI, ARMv8 crypto): the shortest
   // single-key path that meets the false-positive model on sequential and
   // strided keys (tests/verify/fpr_test.cc; "mulx" takes two dependent
-  // 64x64-bit multiplies, XXH3 two and their shifts). Without AES
-  // instructions (some virtual machines hide them) it is computed in
-  // software, several times slower. Keys of any other length hash with XXH3
+  // 64x64-bit multiplies, XXH3 two and their shifts). Where the kernels
+  // have no AES instructions (x86 CPUs or virtual machines without AES-NI;
+  // AArch64 machines whose best target is SVE, as the SVE kernels have no
+  // AES path yet) it is computed in software by the scalar reference, ~50 ns
+  // a key: there prefer "mulx". Keys of any other length hash with XXH3
   // (seeded), exactly as "xxh3". Three rounds with fixed round keys are no
   // cipher: like "mulx", use it for keys no adversary picks.
   kAes = 4,
