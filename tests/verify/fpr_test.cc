@@ -344,23 +344,25 @@ TEST(FprHashes, AesMatchesModelOnStridedKeys) { ExpectMatchesModelOnStridedKeys<
 // for split256 k = 8 at 10 bits/key): AES's columns mix only four bytes a
 // round, and keys differing in two or three bytes reach every output byte
 // only after the second round's MixColumns, through few S-box layers.
-TEST(FprNegativeControl, TwoAesRoundsOnStridedKeysFail) {
-  const Point p{Layout::kSplit256, 10.0, 8, 100'000, KeyStream::kSequentialU64, 0, 0};
-  const Measurement bad = Measure(p, &TwoAesRoundsOfStrided<Shift20>);
+// A hash that leaves the model above it at point p, by more than `factor`
+// (with no false negative: the filter still holds every key).
+void ExpectAboveModel(const Point& p, uint64_t (*hash)(std::string_view), double factor) {
+  const Measurement bad = Measure(p, hash);
   EXPECT_EQ(bad.false_negatives, 0u);
   EXPECT_FALSE(bad.check.pass);
-  EXPECT_GT(bad.check.rate(), 2 * bad.check.predicted) << "measured " << bad.check.rate();
+  EXPECT_GT(bad.check.rate(), factor * bad.check.predicted) << "measured " << bad.check.rate();
+}
+TEST(FprNegativeControl, TwoAesRoundsOnStridedKeysFail) {
+  ExpectAboveModel(Point{Layout::kSplit256, 10.0, 8, 100'000, KeyStream::kSequentialU64, 0, 0},
+                   &TwoAesRoundsOfStrided<Shift20>, 2);
 }
 
 // One fold leaves it on them, above the model too (measured 3.6% against 1.9%
 // for register64 k = 6 on keys x << 20): not only sequential keys spread more
 // evenly than chance, so its rate is no bound either way.
 TEST(FprNegativeControl, SingleFoldOnStridedKeysFails) {
-  const Point p{Layout::kRegister64, 10.0, 6, 100'000, KeyStream::kSequentialU64, 0, 0};
-  const Measurement bad = Measure(p, &SingleFoldOfStrided<Shift20>);
-  EXPECT_EQ(bad.false_negatives, 0u);
-  EXPECT_FALSE(bad.check.pass);
-  EXPECT_GT(bad.check.rate(), 1.5 * bad.check.predicted) << "measured " << bad.check.rate();
+  ExpectAboveModel(Point{Layout::kRegister64, 10.0, 6, 100'000, KeyStream::kSequentialU64, 0, 0},
+                   &SingleFoldOfStrided<Shift20>, 1.5);
 }
 
 // ---- Streamed measurement (no exact set; what `verify --streamed` runs) ------------
