@@ -60,7 +60,7 @@ bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t has
 template <class P>
 void InsertOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
   const P p(FilterRef{bits, num_blocks, k, Layout::kBlocked512});
-  p.Insert(hash);
+  InsertAlone(p, hash);
 }
 template <class P, HashKind kHash>
 bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {

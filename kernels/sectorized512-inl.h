@@ -122,6 +122,9 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
   // instead of 8), sectorized512 at k = 16 (8 instead of 16) and k = 8 (8
   // either way, but none for a key already present).
   static constexpr bool kAtomicByWord64 = kZones >= kWords / 2;
+  // sectorized512 (a whole line): a single key's insert prefetches its line
+  // for writing (InsertAlone, kernels/probe-inl.h).
+  static constexpr bool kPrefetchAlone = kWords == 16;
   // Nothing but two words to copy: the single-key path builds one per call.
   explicit SectorProbe(const FilterRef& f) : SectorProbe::FilterBlockProbe(f) {}
 

@@ -65,6 +65,8 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
   // One bit in every u64 word: concurrent inserts OR a word only when it
   // lacks the key's bit (kernels/pipeline-inl.h).
   static constexpr bool kAtomicByWord64 = true;
+  // A single key's insert prefetches its line for writing (InsertAlone).
+  static constexpr bool kPrefetchAlone = true;
   explicit Split512Probe(const FilterRef& f) : Split512Probe::FilterBlockProbe(f) {}
 
   HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {

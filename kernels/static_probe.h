@@ -103,7 +103,7 @@ HWY_INLINE void StaticInsert(uint8_t* bits, uint64_t num_blocks, uint64_t hash) 
   const FilterRef f{bits, num_blocks, kK, kL};
   VisitLayout<kL>(f, [&](auto tag) HWY_ATTR {
     using P = typename decltype(tag)::type;
-    P(f).Insert(hash);
+    InsertAlone(P(f), hash);
   });
 }
 
