@@ -56,8 +56,8 @@ HWY_INLINE __m128i AesEnc(__m128i s, __m128i round_key) {
 // The seed is XORed in the vector register, not into the key before it moves
 // there: a key read from memory then goes straight into the register (VMOVQ
 // xmm, m64), one general-to-vector move (~3 cycles) less in the chain to its
-// line. Zen 5, 1M keys, against the bench's Boost rows: typed.h queries of
-// split256 and split512 4% faster, register64 up to 3% slower (CHANGELOG).
+// line. Zen 5, 1M keys: typed.h queries of split256 and split512 took 6% less
+// time (Boost's unchanged rows 1-4% less), register64's 1-3.5% more (CHANGELOG).
 HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {
   __m128i s = _mm_xor_si128(_mm_cvtsi64_si128(static_cast<long long>(key)),
                             _mm_cvtsi64_si128(static_cast<long long>(seed)));
