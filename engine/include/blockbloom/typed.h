@@ -67,6 +67,10 @@ struct TypedAccess {
   static uint8_t* MutableBits(Filter& f) { return f.bits_; }
   // Filter::InsertHash without its count (TypedInserter counts by Flush).
   static void InsertUncounted(Filter& f, uint64_t hash) { f.insert_one_(f.bits_, f.num_blocks_, f.k_, hash); }
+  // Filter::Insert(key) without its count: one call, the key's hash fused in.
+  static void InsertKeyUncounted(Filter& f, uint64_t key) {
+    f.insert_key_(f.bits_, f.num_blocks_, f.k_, f.seed_const_, key);
+  }
   static void Count(Filter& f, uint64_t n) { f.AddInserted(n); }
 };
 inline bool SameType(const FilterView& f, Layout layout, uint32_t k, HashKind hash) {
@@ -133,10 +137,9 @@ class TypedInserter {
   void Insert(uint64_t key) {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
       InsertHash(kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
-    } else if constexpr (kHash == HashKind::kAes) {
-      InsertHash(HashU64(key, kHash, filter_->seed()));  // the kernels' AES instructions, not the portable rounds
     } else {
-      InsertHash(kernels::HashU64With<kHash>(key, seed_const_));
+      detail::TypedAccess::InsertKeyUncounted(*filter_, key);  // the dispatched call, its hash included
+      ++pending_;
     }
   }
   void Insert(std::string_view key) { InsertHash(HashBytes(key, kHash, filter_->seed())); }
