@@ -65,6 +65,27 @@ HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {
     s = AesEnc(s, _mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0])));
   return static_cast<uint64_t>(_mm_cvtsi128_si64(s));
 }
+#if HWY_TARGET == HWY_AVX3_DL
+// Batches on AVX-512 with VAES (which Highway's AVX3_DL target requires of
+// the CPU and adds to its attributes): AesU64Native of 8 keys, out[i] the
+// hash of keys[i], four keys to a 512-bit register, one 128-bit AES block
+// each (key ^ seed in its low half, zero above, as AesU64Native's). Per 8
+// keys one load, an XOR, two unpacks with zero, six VAESENC and an unpack that
+// puts the eight low halves back in order, for ~50 instructions one key at a
+// time (the moves in and out of the vector registers included).
+HWY_INLINE void AesU64NativeX8(const uint64_t* HWY_RESTRICT keys, uint64_t seed, uint64_t* HWY_RESTRICT out) {
+  const __m512i x = _mm512_xor_si512(_mm512_loadu_si512(keys), _mm512_set1_epi64(static_cast<long long>(seed)));
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i even = _mm512_unpacklo_epi64(x, zero);  // keys 0, 2, 4, 6: one to a 128-bit lane
+  __m512i odd = _mm512_unpackhi_epi64(x, zero);   // keys 1, 3, 5, 7
+  for (const auto& rk : kAesRoundKey) {
+    const __m512i k = _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0])));
+    even = _mm512_aesenc_epi128(even, k);
+    odd = _mm512_aesenc_epi128(odd, k);
+  }
+  _mm512_storeu_si512(out, _mm512_unpacklo_epi64(even, odd));
+}
+#endif
 #elif HWY_TARGET == HWY_NEON
 inline bool NativeAesUsable() { return true; }
 HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {

@@ -215,6 +215,22 @@ class KeySource {
       HashU64BatchWith(keys_ + j, len, seed_const_, to);
       if constexpr (HasBlockAddresses<P>)
         BlockAddresses<P::kBlockShift>(to, len, num_blocks_, bits_, addr + (j & kRingMask));
+#if HWY_TARGET == HWY_AVX3_DL
+    } else if constexpr (kHash == kAesNative) {
+      // Eight keys at a time in two VAES registers (kernels/aes-inl.h), their
+      // hashes stored by one vector store that BlockAddresses' vector load
+      // then forwards from; the last len % 8 one by one.
+      size_t i = 0;
+      for (; i + 8 <= len; i += 8) AesU64NativeX8(keys_ + j + i, seed_const_, to + i);
+      if constexpr (HasBlockAddresses<P>)
+        BlockAddresses<P::kBlockShift>(to, i, num_blocks_, bits_, addr + (j & kRingMask));
+      for (; i < len; ++i) {
+        const uint64_t h = AesU64Native(keys_[j + i], seed_const_);
+        to[i] = h;
+        if constexpr (HasBlockAddresses<P>)
+          addr[(j & kRingMask) + i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p_.Block(h)));
+      }
+#endif
     } else {
       // Hashed one by one, so their addresses too: BlockAddresses' vector
       // load of hashes just stored one by one would wait for those stores to
