@@ -43,6 +43,7 @@ std::string RowSpec::Name() const {
   s.append(mode == Mode::kBatch    ? "batch"
            : mode == Mode::kPerKey ? "perkey"
            : mode == Mode::kTyped  ? "typed"
+           : mode == Mode::kPerCall ? "percall"
                                    : "typedfold")
       .append("/")
       .append(target);

@@ -43,7 +43,10 @@ enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, 
 // (Boost.Bloom's mulx64 mixing of integer keys, the shortest hash chain there
 // is): a reference for the per-key rows, not a filter (no hash kind is one
 // fold: on sequential keys it leaves the model, tests/verify/fpr_test.cc).
-enum class Mode { kBatch, kPerKey, kTyped, kTypedFold };
+// kPerCall (Boost.Bloom's rows only): its per-key insert / may_contain behind
+// one out-of-line call per key, as a run-time dispatched library makes: a
+// reference for kPerKey, what one call a key costs with Boost's own probe.
+enum class Mode { kBatch, kPerKey, kTyped, kTypedFold, kPerCall };
 
 // A filter size: either a byte budget (the cache-level sizes of the issue: the
 // key count is then bytes * 8 / bpk) or a key count (the speed targets' 1M, 10M,

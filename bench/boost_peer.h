@@ -27,12 +27,17 @@ inline constexpr Pair kPairs[] = {Pair::kFastMultiblock32x8, Pair::kFastMultiblo
 class Peer {
  public:
   virtual ~Peer() = default;
-  // bulk: Boost's insert(first, last) / may_contain(first, last, f); else a
-  // loop of insert(x) / may_contain(x). Query returns the hits.
-  virtual void Insert(const uint64_t* keys, size_t n, bool bulk) = 0;
-  virtual uint64_t Query(const uint64_t* keys, size_t n, bool bulk) const = 0;
-  virtual void Insert(const std::string_view* keys, size_t n, bool bulk) = 0;
-  virtual uint64_t Query(const std::string_view* keys, size_t n, bool bulk) const = 0;
+  // How the keys are passed. Query returns the hits.
+  enum class Loop {
+    kBulk,    // Boost's insert(first, last) / may_contain(first, last, f)
+    kInline,  // a loop of insert(x) / may_contain(x), inlined as a user's loop gets them
+    kCalled,  // the same calls behind one out-of-line call per key, through a function
+              // pointer (as a run-time dispatched library makes them; Mode::kPerCall)
+  };
+  virtual void Insert(const uint64_t* keys, size_t n, Loop loop) = 0;
+  virtual uint64_t Query(const uint64_t* keys, size_t n, Loop loop) const = 0;
+  virtual void Insert(const std::string_view* keys, size_t n, Loop loop) = 0;
+  virtual uint64_t Query(const std::string_view* keys, size_t n, Loop loop) const = 0;
   virtual uint64_t Bytes() const = 0;  // Boost's capacity() / 8
 };
 

@@ -13,34 +13,55 @@
 namespace blockbloom::bench::boost_peer {
 namespace {
 
+// One key behind a call the compiler can neither inline nor see into (noipa:
+// the caller reloads what the callee might have changed, as it does around a
+// call into a library), reached through a function pointer as a dispatched
+// library's is.
+template <class Filter, class K>
+[[gnu::noipa]] void InsertOneCalled(Filter& f, const K& key) {
+  f.insert(key);
+}
+template <class Filter, class K>
+[[gnu::noipa]] bool QueryOneCalled(const Filter& f, const K& key) {
+  return f.may_contain(key);
+}
+
 template <class Key, class Filter>
 class PeerOf final : public Peer {
  public:
   explicit PeerOf(uint64_t bits) : f_(static_cast<std::size_t>(bits)) {}
 
-  void Insert(const uint64_t* keys, size_t n, bool bulk) override { InsertT(keys, n, bulk); }
-  uint64_t Query(const uint64_t* keys, size_t n, bool bulk) const override { return QueryT(keys, n, bulk); }
-  void Insert(const std::string_view* keys, size_t n, bool bulk) override { InsertT(keys, n, bulk); }
-  uint64_t Query(const std::string_view* keys, size_t n, bool bulk) const override { return QueryT(keys, n, bulk); }
+  void Insert(const uint64_t* keys, size_t n, Loop loop) override { InsertT(keys, n, loop); }
+  uint64_t Query(const uint64_t* keys, size_t n, Loop loop) const override { return QueryT(keys, n, loop); }
+  void Insert(const std::string_view* keys, size_t n, Loop loop) override { InsertT(keys, n, loop); }
+  uint64_t Query(const std::string_view* keys, size_t n, Loop loop) const override { return QueryT(keys, n, loop); }
   uint64_t Bytes() const override { return f_.capacity() / 8; }
 
  private:
   template <class K>
-  void InsertT(const K* keys, size_t n, bool bulk) {
+  void InsertT(const K* keys, size_t n, Loop loop) {
     if constexpr (std::is_same_v<K, Key>) {
-      if (bulk) {
+      if (loop == Loop::kBulk) {
         f_.insert(keys, keys + n);
+      } else if (loop == Loop::kCalled) {
+        void (*const volatile one)(Filter&, const K&) = &InsertOneCalled<Filter, K>;
+        void (*const call)(Filter&, const K&) = one;  // read once: an indirect call per key
+        for (size_t i = 0; i < n; ++i) call(f_, keys[i]);
       } else {
         for (size_t i = 0; i < n; ++i) f_.insert(keys[i]);
       }
     }
   }
   template <class K>
-  uint64_t QueryT(const K* keys, size_t n, bool bulk) const {
+  uint64_t QueryT(const K* keys, size_t n, Loop loop) const {
     uint64_t hits = 0;
     if constexpr (std::is_same_v<K, Key>) {
-      if (bulk) {
+      if (loop == Loop::kBulk) {
         f_.may_contain(keys, keys + n, [&](const K&, bool r) { hits += r; });
+      } else if (loop == Loop::kCalled) {
+        bool (*const volatile one)(const Filter&, const K&) = &QueryOneCalled<Filter, K>;
+        bool (*const call)(const Filter&, const K&) = one;
+        for (size_t i = 0; i < n; ++i) hits += call(f_, keys[i]);
       } else {
         for (size_t i = 0; i < n; ++i) hits += f_.may_contain(keys[i]);
       }

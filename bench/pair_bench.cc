@@ -97,8 +97,8 @@ std::shared_ptr<bp::Peer> Boost(bp::Pair p, uint64_t n, KeyType type) {
   return g_boost.Get(key, [&]() -> std::shared_ptr<bp::Peer> {
     std::shared_ptr<bp::Peer> b = bp::Make(p, n * kBpk, type == KeyType::kUrl);
     ForPresent(type, n, [&](std::span<const uint64_t> u, std::span<const std::string_view> v) {
-      if (!u.empty()) b->Insert(u.data(), u.size(), true);
-      if (!v.empty()) b->Insert(v.data(), v.size(), true);
+      if (!u.empty()) b->Insert(u.data(), u.size(), bp::Peer::Loop::kBulk);
+      if (!v.empty()) b->Insert(v.data(), v.size(), bp::Peer::Loop::kBulk);
     });
     return b;
   });
@@ -170,14 +170,17 @@ void BoostRow(benchmark::State& st, const RowSpec& row, bp::Pair p) {
   const auto peer = Boost(p, n, row.keys);
   const std::vector<Key>& pool = Pool<Key>(*pools, row.op);
   PoolWalker walk(pool.size(), st);
-  const bool bulk = row.mode == Mode::kBatch;
+  using Loop = bp::Peer::Loop;
+  const Loop loop = row.mode == Mode::kBatch     ? Loop::kBulk
+                    : row.mode == Mode::kPerCall ? Loop::kCalled
+                                                 : Loop::kInline;
   uint64_t hits = 0;
   for (auto _ : st) {
     const PoolWalker::Chunk c = walk.Next();
     if (row.op == Op::kInsert) {
-      peer->Insert(pool.data() + c.begin, c.len, bulk);
+      peer->Insert(pool.data() + c.begin, c.len, loop);
     } else {
-      hits += peer->Query(pool.data() + c.begin, c.len, bulk);
+      hits += peer->Query(pool.data() + c.begin, c.len, loop);
     }
     benchmark::DoNotOptimize(hits);
     benchmark::ClobberMemory();
@@ -240,6 +243,12 @@ void RegisterBoostPairs() {
           if (have && mode != Mode::kTyped) {
             RowSpec theirs{op, bp::PairName(p), kBpk, c.size, c.keys, mode, "native"};
             Register(theirs, p, sides.front(), true);
+          }
+          // Boost's per-key code behind one call per key: what the dispatched
+          // rows' one call costs with the peer's own probe (Mode::kPerCall).
+          if (have && mode == Mode::kPerKey && c.keys == KeyType::kU64) {
+            Register(RowSpec{op, bp::PairName(p), kBpk, c.size, c.keys, Mode::kPerCall, "native"}, p, sides.front(),
+                     true);
           }
           // The typed loop with one folded multiply as its hash: the per-key
           // rows' reference (Mode::kTypedFold), uint64 keys.
