@@ -27,7 +27,8 @@
 #include "kernels/common.h"
 
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SSSE3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
-#include <emmintrin.h>
+#include <cpuid.h>
+#include <immintrin.h>
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -65,25 +66,64 @@ HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {
     s = AesEnc(s, _mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0])));
   return static_cast<uint64_t>(_mm_cvtsi128_si64(s));
 }
+// Batches: AesU64Native of 8 keys, out[i] the hash of keys[i], several keys
+// to a register with VAES, one 128-bit AES block each (key ^ seed in its low
+// half, zero above, as AesU64Native's): per 8 keys the loads, an XOR, unpacks
+// with zero, the rounds (six VAESENC on AVX-512, twelve on AVX2) and unpacks
+// that put the eight low halves back in order, for ~50 instructions one key
+// at a time (the moves in and out of the vector registers included). Only
+// where AesX8Usable(), which KeySource (kernels/pipeline-inl.h) asks once per
+// batch.
 #if HWY_TARGET == HWY_AVX3_DL
-// Batches on AVX-512 with VAES (which Highway's AVX3_DL target requires of
-// the CPU and adds to its attributes): AesU64Native of 8 keys, out[i] the
-// hash of keys[i], four keys to a 512-bit register, one 128-bit AES block
-// each (key ^ seed in its low half, zero above, as AesU64Native's). Per 8
-// keys one load, an XOR, two unpacks with zero, six VAESENC and an unpack that
-// puts the eight low halves back in order, for ~50 instructions one key at a
-// time (the moves in and out of the vector registers included).
+// Highway's AVX3_DL target requires VAES of the CPU and adds it to its
+// attributes: the intrinsics, four keys to a 512-bit register. (Intrinsics
+// whose g++ 12 forms start from _mm512_undefined_epi32, as the unmasked
+// unpacks and broadcasts do, draw a false -Wmaybe-uninitialized there: masked
+// moves, byte shifts and a merge-masked unpack instead.)
+inline bool AesX8Usable() { return true; }
 HWY_INLINE void AesU64NativeX8(const uint64_t* HWY_RESTRICT keys, uint64_t seed, uint64_t* HWY_RESTRICT out) {
   const __m512i x = _mm512_xor_si512(_mm512_loadu_si512(keys), _mm512_set1_epi64(static_cast<long long>(seed)));
-  const __m512i zero = _mm512_setzero_si512();
-  __m512i even = _mm512_unpacklo_epi64(x, zero);  // keys 0, 2, 4, 6: one to a 128-bit lane
-  __m512i odd = _mm512_unpackhi_epi64(x, zero);   // keys 1, 3, 5, 7
+  __m512i even = _mm512_maskz_mov_epi64(0x55, x);  // keys 0, 2, 4, 6: one to a 128-bit lane, zero above
+  __m512i odd = _mm512_bsrli_epi128(x, 8);         // keys 1, 3, 5, 7
   for (const auto& rk : kAesRoundKey) {
-    const __m512i k = _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0])));
+    const auto lo = static_cast<long long>(rk[0]), hi = static_cast<long long>(rk[1]);
+    const __m512i k = _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo);
     even = _mm512_aesenc_epi128(even, k);
     odd = _mm512_aesenc_epi128(odd, k);
   }
-  _mm512_storeu_si512(out, _mm512_unpacklo_epi64(even, odd));
+  // Lane 2i + 1 takes odd's low half of block i: hashes 0..7 in order.
+  _mm512_storeu_si512(out, _mm512_mask_unpacklo_epi64(even, 0xAA, even, odd));
+}
+#elif HWY_TARGET == HWY_AVX2
+// AVX2 CPUs with VAES (Zen 3, Alder Lake and later clients): two keys to a
+// 256-bit register. Highway's AVX2 target does not require VAES, so the CPU
+// is asked (CPUID leaf 7, ECX bit 9) and the rounds are inline assembly, as
+// AesEnc's (the target's attributes have no "vaes").
+inline bool AesX8Usable() {
+  static const bool usable = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return NativeAesUsable() && __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && ((c >> 9) & 1) != 0;
+  }();
+  return usable;
+}
+HWY_INLINE __m256i AesEnc256(__m256i s, __m256i round_key) {
+  asm("vaesenc %2, %1, %0" : "=x"(s) : "x"(s), "x"(round_key));
+  return s;
+}
+HWY_INLINE void AesU64NativeX8(const uint64_t* HWY_RESTRICT keys, uint64_t seed, uint64_t* HWY_RESTRICT out) {
+  const __m256i sd = _mm256_set1_epi64x(static_cast<long long>(seed));
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i lo = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys)), sd);
+  const __m256i hi = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(keys + 4)), sd);
+  __m256i s[4] = {_mm256_unpacklo_epi64(lo, zero), _mm256_unpackhi_epi64(lo, zero),   // keys 0, 2 / 1, 3
+                  _mm256_unpacklo_epi64(hi, zero), _mm256_unpackhi_epi64(hi, zero)};  // keys 4, 6 / 5, 7
+  for (const auto& rk : kAesRoundKey) {
+    const __m256i k =
+        _mm256_broadcastsi128_si256(_mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0])));
+    for (__m256i& v : s) v = AesEnc256(v, k);
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi64(s[0], s[1]));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_unpacklo_epi64(s[2], s[3]));
 }
 #endif
 #elif HWY_TARGET == HWY_NEON

@@ -208,22 +208,32 @@ template <class P, HashKind kHash>
 class KeySource {
  public:
   KeySource(const P& p, const FilterRef& f, const uint64_t* keys, uint64_t seed)
-      : p_(p), bits_(f.bits), num_blocks_(f.num_blocks), keys_(keys), seed_const_(KeyHashConstant(kHash, seed)) {}
+      : p_(p),
+        bits_(f.bits),
+        num_blocks_(f.num_blocks),
+        keys_(keys),
+        seed_const_(KeyHashConstant(kHash, seed)) {
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
+    x8_ = kHash == kAesNative && AesX8Usable();
+#endif
+  }
   HWY_INLINE void Fill(size_t j, size_t len, uint64_t* HWY_RESTRICT ring, uint64_t* HWY_RESTRICT addr) const {
     uint64_t* HWY_RESTRICT to = ring + (j & kRingMask);
     if constexpr (kHash == HashKind::kXxh3) {
       HashU64BatchWith(keys_ + j, len, seed_const_, to);
       if constexpr (HasBlockAddresses<P>)
         BlockAddresses<P::kBlockShift>(to, len, num_blocks_, bits_, addr + (j & kRingMask));
-#if HWY_TARGET == HWY_AVX3_DL
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
     } else if constexpr (kHash == kAesNative) {
-      // Eight keys at a time in two VAES registers (kernels/aes-inl.h), their
-      // hashes stored by one vector store that BlockAddresses' vector load
-      // then forwards from; the last len % 8 one by one.
+      // Eight keys at a time in VAES registers where the CPU has them
+      // (kernels/aes-inl.h), their hashes stored by vector stores that
+      // BlockAddresses' vector loads then forward from; the rest one by one.
       size_t i = 0;
-      for (; i + 8 <= len; i += 8) AesU64NativeX8(keys_ + j + i, seed_const_, to + i);
-      if constexpr (HasBlockAddresses<P>)
-        BlockAddresses<P::kBlockShift>(to, i, num_blocks_, bits_, addr + (j & kRingMask));
+      if (x8_) {
+        for (; i + 8 <= len; i += 8) AesU64NativeX8(keys_ + j + i, seed_const_, to + i);
+        if constexpr (HasBlockAddresses<P>)
+          BlockAddresses<P::kBlockShift>(to, i, num_blocks_, bits_, addr + (j & kRingMask));
+      }
       for (; i < len; ++i) {
         const uint64_t h = AesU64Native(keys_[j + i], seed_const_);
         to[i] = h;
@@ -252,6 +262,9 @@ class KeySource {
   uint64_t num_blocks_;
   const uint64_t* keys_;
   uint64_t seed_const_;
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
+  bool x8_;  // AesU64NativeX8 for the "aes" kind (kernels/aes-inl.h)
+#endif
 };
 
 // HashSource: hashes the caller computed (string keys' chunks, hash batches);
