@@ -223,31 +223,26 @@ class KeySource {
       HashU64BatchWith(keys_ + j, len, seed_const_, to);
       if constexpr (HasBlockAddresses<P>)
         BlockAddresses<P::kBlockShift>(to, len, num_blocks_, bits_, addr + (j & kRingMask));
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
-    } else if constexpr (kHash == kAesNative) {
-      // Eight keys at a time in VAES registers where the CPU has them
-      // (kernels/aes-inl.h), their hashes stored by vector stores that
-      // BlockAddresses' vector loads then forward from; the rest one by one.
+    } else {
       size_t i = 0;
-      if (x8_) {
-        for (; i + 8 <= len; i += 8) AesU64NativeX8(keys_ + j + i, seed_const_, to + i);
-        if constexpr (HasBlockAddresses<P>)
-          BlockAddresses<P::kBlockShift>(to, i, num_blocks_, bits_, addr + (j & kRingMask));
-      }
-      for (; i < len; ++i) {
-        const uint64_t h = AesU64Native(keys_[j + i], seed_const_);
-        to[i] = h;
-        if constexpr (HasBlockAddresses<P>)
-          addr[(j & kRingMask) + i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p_.Block(h)));
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
+      // "aes": eight keys at a time in VAES registers where the CPU has them
+      // (kernels/aes-inl.h), their hashes stored by vector stores that
+      // BlockAddresses' vector loads then forward from; the rest below.
+      if constexpr (kHash == kAesNative) {
+        if (x8_) {
+          for (; i + 8 <= len; i += 8) AesU64NativeX8(keys_ + j + i, seed_const_, to + i);
+          if constexpr (HasBlockAddresses<P>)
+            BlockAddresses<P::kBlockShift>(to, i, num_blocks_, bits_, addr + (j & kRingMask));
+        }
       }
 #endif
-    } else {
       // Hashed one by one, so their addresses too: BlockAddresses' vector
       // load of hashes just stored one by one would wait for those stores to
       // retire (no forwarding from several stores into one load): 1.26-1.40x
       // slower batches, mulx on Zen 5.
       uint64_t* HWY_RESTRICT at = addr + (HasBlockAddresses<P> ? (j & kRingMask) : 0);
-      for (size_t i = 0; i < len; ++i) {
+      for (; i < len; ++i) {
         const uint64_t h = KeyHash<kHash>(keys_[j + i], seed_const_);
         to[i] = h;
         if constexpr (HasBlockAddresses<P>) at[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p_.Block(h)));
