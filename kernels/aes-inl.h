@@ -15,7 +15,8 @@
 // points choose once per call between the kAesNative instantiation and the
 // scalar reference (kernels/reference.cc, the rounds in software).
 // AArch64 NEON: Highway's AESRound (AESE + AESMC; Highway's NEON target
-// requires the crypto extension). Every other target: the portable form.
+// requires the crypto extension); the SVE targets: the same instructions where
+// the CPU has them. Every other target: the portable form.
 #if defined(BLOCKBLOOM_KERNELS_AES_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef BLOCKBLOOM_KERNELS_AES_INL_H_
 #undef BLOCKBLOOM_KERNELS_AES_INL_H_
@@ -29,6 +30,11 @@
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SSSE3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
 #include <cpuid.h>
 #include <immintrin.h>
+#endif
+#if HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_NEON && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+#include <arm_neon.h>
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -134,6 +140,26 @@ HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {
   auto s = hn::BitCast(d8, hn::ZeroExtendVector(d64, hn::Set(hn::Full64<uint64_t>(), key ^ seed)));
   for (const auto& rk : kAesRoundKey) s = hn::AESRound(s, hn::BitCast(d8, hn::LoadU(d64, rk)));
   return hn::GetLane(hn::BitCast(d64, s));
+}
+#elif HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+// AArch64 SVE targets (SVE, SVE2, SVE_256, SVE2_128; Graviton 3 and 4, Neoverse
+// V1 and V2 dispatch to them): Highway's SVE and SVE_256 attributes have no
+// "aes" and do not require it of the CPU, so the CPU is asked (HWCAP_AES) and
+// the rounds are AESE + AESMC in inline assembly on a NEON register, as
+// Highway's NEON AESRound (AESE's own key XOR given zero, the round key XORed
+// after). Without it these targets hashed "aes" keys in software.
+inline bool NativeAesUsable() {
+  static const bool usable = (getauxval(AT_HWCAP) & HWCAP_AES) != 0;
+  return usable;
+}
+HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {
+  const uint8x16_t zero = vdupq_n_u8(0);
+  uint8x16_t s = vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(key ^ seed), vcreate_u64(0)));
+  for (const auto& rk : kAesRoundKey) {
+    asm(".arch_extension aes\n\taese %0.16b, %1.16b\n\taesmc %0.16b, %0.16b" : "+w"(s) : "w"(zero));
+    s = veorq_u8(s, vreinterpretq_u8_u64(vld1q_u64(rk)));
+  }
+  return vgetq_lane_u64(vreinterpretq_u64_u8(s), 0);
 }
 #else
 inline bool NativeAesUsable() { return false; }
