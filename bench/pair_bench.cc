@@ -199,6 +199,7 @@ void Register(const RowSpec& row, bp::Pair p, Side s, bool boost) {
     }
   });
   b->UseRealTime();
+  if (row.threads > 1) b->Threads(row.threads);  // queries: each thread its own part of the pool
 }
 
 }  // namespace
@@ -258,6 +259,20 @@ void RegisterBoostPairs() {
                        p, s, false);
             }
           }
+        }
+      }
+      // Issue 20's "2 threads >= 1.8x one" at the DRAM point: our batch queries
+      // on two threads (the same filter, each thread its own keys), against the
+      // one-thread rows above; atomic batch inserts of fresh keys on one and two
+      // threads (bench/filter_bench.cc: the default hash and the solver's k,
+      // since the pairs' rows have no atomic inserts).
+      if (c.keys == KeyType::kU64 && c.size.keys == 100'000'000) {
+        for (const Side& s : BlockbloomSides(p)) {
+          const std::string layout(LayoutName(s.layout));
+          for (Op op : {Op::kQueryAbsent, Op::kQueryPresent})
+            Register(RowSpec{op, layout, kBpk, c.size, c.keys, Mode::kBatch, target, 2}, p, s, false);
+          for (int threads : {1, 2})
+            RegisterFilterRow(RowSpec{Op::kInsertAtomic, layout, kBpk, c.size, c.keys, Mode::kBatch, target, threads});
         }
       }
     }

@@ -52,7 +52,7 @@ FPR_CAP = 0.0105  # "at or below 1.05%" (Boost.Bloom's fast 64-bit multiblock at
 T_1M = 0.9  # ns/key, 1M keys
 T_10M = 1.2  # ns/key, 10M keys
 T_FLOOR = 1.15  # x the floor at 100M keys
-T_THREADS = 1.7  # 2 threads over 1
+T_THREADS = 1.8  # 2 threads over 1 (issue 20)
 T_SIMD = 4.0  # SIMD over the scalar reference at 1M keys
 T_AVX2 = 1.3  # AVX2 within this of AVX-512
 T_URL = 1.25  # URL keys within this of hash-only
@@ -809,7 +809,8 @@ def boost_table(res):
 
 # Issue 20's goals against Boost.Bloom (uint64 keys, 10 bits/key, every pair, insert and both queries):
 # batches at 1M keys >= 1.25x on AVX-512 and >= 1.1x with blockbloom pinned to AVX2 (Boost's own ISA), at
-# 10M and 100M >= 1.5x; per key typed.h >= 1.1x, the dispatched calls >= 0.8x.
+# 10M and 100M >= 1.5x; per key typed.h >= 1.1x, the dispatched calls >= 0.8x; at 100M keys two threads
+# >= T_THREADS x one.
 def boost_goal(mode, size, target):
     if mode == "typed":
         return 1.1
@@ -884,6 +885,19 @@ def boost_goals(res):
                 clo, chi = min(called), max(called)
                 lines.append(f"| (reference: Boost's own per-key code behind one call per key, against it inlined, "
                              f"{size}) | {fmt(clo[0])}-{fmt(chi[0])}x | {clo[1]} {fmt(clo[0])}x | context |")
+    # Two threads over one at 100M keys, wall clock over both: our layouts' batch queries (the pairs'
+    # filters) and atomic inserts of fresh keys, each against its own one-thread row.
+    cells = []
+    for ours in dict.fromkeys(o for o, _, _ in BOOST_PAIRS):
+        for op in ("query_absent", "query_present", "insert_atomic"):
+            one = res.get(op, ours, 10, "100Mkeys", target=target)
+            two = res.get(op, ours, 10, "100Mkeys", target=target, threads=2)
+            if one and two and one.rate:
+                cells.append((two.rate / one.rate, f"{ours} {op}"))
+    if cells:
+        lo, hi = min(cells), max(cells)
+        lines.append(f"| 2 threads over one, 100Mkeys: >= {T_THREADS}x (wall clock) | {fmt(lo[0])}-{fmt(hi[0])}x | "
+                     f"{lo[1]} {fmt(lo[0])}x | {verdict(lo[0] >= T_THREADS)} |")
     return lines + [""]
 
 
