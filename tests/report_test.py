@@ -336,6 +336,16 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(goals, r"\| 2 threads over one, 100Mkeys: >= 1.8x \(wall clock\) \| 1.7-1.95x \| "
                                 r"split512 insert_atomic 1.7x \| \*\*not met\*\* \|")
 
+    def test_the_avx2_goal_without_avx2_rows_is_not_run_not_failed(self):
+        # A run with AVX2 and AVX-512 rows gets a ratio and a verdict; one without AVX2 rows (the boost
+        # preset, whose AVX2 run is a separate pinned one) says so, and is no "not met".
+        full = "\n".join(report.target_lines(report.Results(quick_run())))
+        self.assertRegex(full, r"\| AVX2 within 1.3x of AVX-512 \| [0-9.]+x \| (met|\*\*not met\*\*) \|")
+        run = quick_run()
+        run["benchmarks"] = [b for b in run["benchmarks"] if "/avx2/" not in b["name"]]
+        lines = "\n".join(report.target_lines(report.Results(run)))
+        self.assertRegex(lines, r"\| AVX2 within 1.3x of AVX-512 \| not run: no \w+ rows on avx2 at 1Mkeys \| - \|")
+
 
 if __name__ == "__main__":
     unittest.main()
