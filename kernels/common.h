@@ -95,6 +95,11 @@ inline constexpr uint32_t kSalt[16] = {
 // its high half (the AVX2 masks of sectorized512 at k = 8 and split512).
 inline constexpr uint32_t kInterleavedSalt[8] = {kSalt[0], kSalt[4], kSalt[1], kSalt[5],
                                                  kSalt[2], kSalt[6], kSalt[3], kSalt[7]};
+// kSalt[0..7] widened to u64 lanes: AVX-512's VPMULUDQ multiplies the low
+// halves, so u64 lane j holds zone j's product in its low 32 bits (the line
+// masks of split512 and sectorized512 at k = 8).
+alignas(64) inline constexpr uint64_t kSalt64[8] = {kSalt[0], kSalt[1], kSalt[2], kSalt[3],
+                                                   kSalt[4], kSalt[5], kSalt[6], kSalt[7]};
 
 // Classic: Kirsch-Mitzenmacher double hashing g_i = h1 + i * h2 (mod 2^64), bit
 // index (g_i * m) >> 64. h1 = the hash, h2 = the hash remixed by one

@@ -204,11 +204,18 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
   }
 #if BLOCKBLOOM_SECTOR_LINE
   // AVX-512: the 8 zones' bits in one 512-bit vector of u64 lanes, the whole
-  // line tested or set at once (one widening and one shift, not two).
+  // line tested or set at once. The products in u64 lanes (VPMULUDQ: x in
+  // each lane's low half, kSalt64), PairBits' bit index from two shifts and
+  // one ternary OR-AND there, and 1 rotated left by it (VPROLVQ takes the
+  // count mod 64, so the lanes' high halves do not matter): no widening of
+  // 32-bit lanes. (The all-lanes mask: as split512's Mask8.)
   using LineD = hn::Rebind<uint64_t, PairD32>;
   static HWY_INLINE hn::Vec<LineD> LineMask(uint64_t h) {
     const LineD d64;
-    return hn::Shl(hn::Set(d64, 1), hn::PromoteTo(d64, PairBits<kSalt>(h)));
+    const hn::Repartition<uint32_t, LineD> d32;
+    const auto x = hn::BitCast(d32, hn::MulEven(hn::BitCast(d32, hn::Set(d64, h)), hn::BitCast(d32, hn::Load(d64, kSalt64))));
+    const auto bit = hn::OrAnd(hn::ShiftRight<27>(x), hn::ShiftRight<21>(x), hn::Set(d32, 32u));
+    return hn::Vec<LineD>{_mm512_maskz_rolv_epi64(0xFF, hn::Set(d64, 1).raw, hn::BitCast(d64, bit).raw)};
   }
 #else
   // Four u64 lanes: the block's zones 0-3 (lo) or 4-7 (hi). The salts are

@@ -59,7 +59,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // salts are read interleaved (words 0, 4, 1, 5, 2, 6, 3, 7), so u64 lane j
 // of the products' top bits holds word j's index in its low half and word
 // j + 4's in its high half, and an AND and a shift split them (as
-// sectorized512's zone pairs do) instead of cross-lane widening.
+// sectorized512's zone pairs do) instead of cross-lane widening. AVX-512
+// multiplies in u64 lanes and rotates (Mask8), with no widening at all.
 class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
  public:
   // One bit in every u64 word: concurrent inserts OR a word only when it
@@ -76,9 +77,10 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
     hn::Vec<D> lo, hi;
     Halves(h, lo, hi);
     return AllZero(d, hn::Or(hn::AndNot(hn::Load(d, words), lo), hn::AndNot(hn::Load(d, words + 4), hi)));
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    return AllZero(d, hn::AndNot(hn::Load(d, words), Mask8(h)));  // the line at once
 #else
     const size_t N = hn::Lanes(d);
-    if (N >= 8) return AllZero(d, hn::AndNot(hn::Load(d, words), Mask(d, h, 0)));  // AVX-512: the line at once
     auto miss = hn::Zero(d);
     for (size_t v = 0; v < 8; v += N) miss = hn::Or(miss, hn::AndNot(hn::Load(d, words + v), Mask(d, h, v)));
     return AllZero(d, miss);
@@ -93,6 +95,8 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
     Halves(h, lo, hi);
     hn::Store(hn::Or(hn::Load(d, words), lo), d, words);
     hn::Store(hn::Or(hn::Load(d, words + 4), hi), d, words + 4);
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    hn::Store(hn::Or(hn::Load(d, words), Mask8(h)), d, words);
 #else
     const size_t N = hn::Lanes(d);
     for (size_t v = 0; v < 8; v += N) hn::Store(hn::Or(hn::Load(d, words + v), Mask(d, h, v)), d, words + v);
@@ -114,6 +118,20 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
     hi = hn::Shl(one, hn::ShiftRight<32>(pairs));
   }
 #else
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // AVX-512, the 8 words at once in u64 lanes: VPMULUDQ multiplies lo32 by
+  // each salt (the product's low 32 bits are Mask's 32-bit product), a shift
+  // brings bits 26..31 down and VPROLVQ rotates 1 left by them (it takes the
+  // count mod 64): no widening of 32-bit lanes, one instruction fewer. (The
+  // all-lanes mask: g++ 12's unmasked _mm512_rolv_epi64 starts from
+  // _mm512_undefined_epi32, a false -Wmaybe-uninitialized.)
+  static HWY_INLINE hn::Vec<D> Mask8(uint64_t h) {
+    const D d;
+    const hn::Repartition<uint32_t, D> d32;
+    const auto products = hn::MulEven(hn::BitCast(d32, hn::Set(d, h)), hn::BitCast(d32, hn::Load(d, kSalt64)));
+    return hn::Vec<D>{_mm512_maskz_rolv_epi64(0xFF, hn::Set(d, 1).raw, hn::ShiftRight<26>(products).raw)};
+  }
+#endif
   // Words v .. v + Lanes(d) - 1.
   static HWY_INLINE hn::Vec<D> Mask(D d, uint64_t h, size_t v) {
     const hn::Rebind<uint32_t, D> d32;
