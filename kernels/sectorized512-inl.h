@@ -213,7 +213,8 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
   static HWY_INLINE hn::Vec<LineD> LineMask(uint64_t h) {
     const LineD d64;
     const hn::Repartition<uint32_t, LineD> d32;
-    const auto x = hn::BitCast(d32, hn::MulEven(hn::BitCast(d32, hn::Set(d64, h)), hn::BitCast(d32, hn::Load(d64, kSalt64))));
+    const auto products = hn::MulEven(hn::BitCast(d32, hn::Set(d64, h)), hn::BitCast(d32, hn::Load(d64, kSalt64)));
+    const auto x = hn::BitCast(d32, products);
     const auto bit = hn::OrAnd(hn::ShiftRight<27>(x), hn::ShiftRight<21>(x), hn::Set(d32, 32u));
     return hn::Vec<LineD>{_mm512_maskz_rolv_epi64(0xFF, hn::Set(d64, 1).raw, hn::BitCast(d64, bit).raw)};
   }
