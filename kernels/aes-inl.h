@@ -166,6 +166,26 @@ inline bool NativeAesUsable() { return false; }
 HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) { return AesU64Portable(key, seed); }
 #endif
 
+#if !(HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2)
+inline bool AesX8Usable() { return false; }  // no eight-key form on this target
+#endif
+
+// Stage 1 of the "aes" kind for keys[0, n) eight at a time (AesU64NativeX8),
+// for callers that asked AesX8Usable() once: the engine's chunked hashing
+// (kernels/kernels.cc) and the fused batches' KeySource (pipeline-inl.h).
+// Returns how many keys it hashed, n rounded down to a multiple of 8 (0 on
+// targets without the eight-key form); the caller hashes the rest one by one.
+HWY_INLINE size_t AesU64NativeRunsOf8(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed,
+                                      uint64_t* HWY_RESTRICT out) {
+  size_t i = 0;
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
+  for (; i + 8 <= n; i += 8) AesU64NativeX8(keys + i, seed, out + i);
+#else
+  (void)keys, (void)n, (void)seed, (void)out;
+#endif
+  return i;
+}
+
 // Internal to the kernels, never stored: the "aes" kind hashed by
 // AesU64Native (HashKind::kAes as a template argument means the portable
 // form, HashU64With).

@@ -33,11 +33,8 @@ void HashU64(const uint64_t* keys, size_t n, uint64_t seed, HashKind kind, uint6
   if (kind == HashKind::kXxh3) return HashU64Batch(keys, n, seed, out);
   const uint64_t c = KeyHashConstant(kind, seed);
   if (kind == HashKind::kAes && NativeAesUsable()) {
-    size_t i = 0;
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
-    if (AesX8Usable())  // eight keys at a time in VAES registers (kernels/aes-inl.h)
-      for (; i + 8 <= n; i += 8) AesU64NativeX8(keys + i, c, out + i);
-#endif
+    // Eight keys at a time in VAES registers where the CPU has them (kernels/aes-inl.h), the rest one by one.
+    size_t i = AesX8Usable() ? AesU64NativeRunsOf8(keys, n, c, out) : 0;
     for (; i < n; ++i) out[i] = AesU64Native(keys[i], c);
     return;
   }

@@ -212,11 +212,8 @@ class KeySource {
         bits_(f.bits),
         num_blocks_(f.num_blocks),
         keys_(keys),
-        seed_const_(KeyHashConstant(kHash, seed)) {
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
-    x8_ = kHash == kAesNative && AesX8Usable();
-#endif
-  }
+        seed_const_(KeyHashConstant(kHash, seed)),
+        x8_(kHash == kAesNative && AesX8Usable()) {}
   HWY_INLINE void Fill(size_t j, size_t len, uint64_t* HWY_RESTRICT ring, uint64_t* HWY_RESTRICT addr) const {
     uint64_t* HWY_RESTRICT to = ring + (j & kRingMask);
     if constexpr (kHash == HashKind::kXxh3) {
@@ -225,18 +222,16 @@ class KeySource {
         BlockAddresses<P::kBlockShift>(to, len, num_blocks_, bits_, addr + (j & kRingMask));
     } else {
       size_t i = 0;
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
       // "aes": eight keys at a time in VAES registers where the CPU has them
       // (kernels/aes-inl.h), their hashes stored by vector stores that
       // BlockAddresses' vector loads then forward from; the rest below.
       if constexpr (kHash == kAesNative) {
         if (x8_) {
-          for (; i + 8 <= len; i += 8) AesU64NativeX8(keys_ + j + i, seed_const_, to + i);
+          i = AesU64NativeRunsOf8(keys_ + j, len, seed_const_, to);
           if constexpr (HasBlockAddresses<P>)
             BlockAddresses<P::kBlockShift>(to, i, num_blocks_, bits_, addr + (j & kRingMask));
         }
       }
-#endif
       // Hashed one by one, so their addresses too: BlockAddresses' vector
       // load of hashes just stored one by one would wait for those stores to
       // retire (no forwarding from several stores into one load): 1.26-1.40x
@@ -257,9 +252,7 @@ class KeySource {
   uint64_t num_blocks_;
   const uint64_t* keys_;
   uint64_t seed_const_;
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
-  bool x8_;  // AesU64NativeX8 for the "aes" kind (kernels/aes-inl.h)
-#endif
+  bool x8_;  // AesU64NativeRunsOf8 for the "aes" kind (kernels/aes-inl.h)
 };
 
 // HashSource: hashes the caller computed (string keys' chunks, hash batches);
