@@ -42,6 +42,17 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Whether this target has the eight-key form of the "aes" hash,
+// AesU64NativeX8 below (and AesX8Usable() may answer true): named once for the
+// #if's that tell the targets with it from those without. Set again on each
+// pass of foreach_target.
+#undef BLOCKBLOOM_AES_X8
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
+#define BLOCKBLOOM_AES_X8 1
+#else
+#define BLOCKBLOOM_AES_X8 0
+#endif
+
 // Whether this target computes the "aes" hash with AES instructions (x86:
 // only where the CPU has them too).
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_SSSE3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
@@ -166,7 +177,7 @@ inline bool NativeAesUsable() { return false; }
 HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) { return AesU64Portable(key, seed); }
 #endif
 
-#if !(HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2)
+#if !BLOCKBLOOM_AES_X8
 inline bool AesX8Usable() { return false; }  // no eight-key form on this target
 #endif
 
@@ -178,7 +189,7 @@ inline bool AesX8Usable() { return false; }  // no eight-key form on this target
 HWY_INLINE size_t AesU64NativeRunsOf8(const uint64_t* HWY_RESTRICT keys, size_t n, uint64_t seed,
                                       uint64_t* HWY_RESTRICT out) {
   size_t i = 0;
-#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2
+#if BLOCKBLOOM_AES_X8
   for (; i + 8 <= n; i += 8) AesU64NativeX8(keys + i, seed, out + i);
 #else
   (void)keys, (void)n, (void)seed, (void)out;
