@@ -151,7 +151,8 @@ std::vector<RowSpec> Plan(const std::string& preset) {
       }
     }
   } else {
-    throw std::invalid_argument("blockbloom: --bb_preset = '" + preset + "' is unknown: expected quick, default, full or boost");
+    throw std::invalid_argument("blockbloom: --bb_preset = '" + preset +
+                                "' is unknown: expected quick, default, full or boost");
   }
   return p.rows();
 }
