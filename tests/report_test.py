@@ -275,6 +275,39 @@ class ReportTest(unittest.TestCase):
         goals = "\n".join(report.boost_goals(report.Results(run)))
         self.assertRegex(goals, r"batch calls, 1Mkeys: >= 1.25x \| 1.05-1.25x \| split512 insert 1.05x \| \*\*not met\*\* \|")
 
+    def test_the_repetitions_spread_is_reported_and_named_beside_the_lowest_cell(self):
+        # Google Benchmark's "cv" aggregates (coefficient of variation over --benchmark_repetitions): the run
+        # lines give their median and largest, and a goal's lowest cell names its two rows' spread; a run
+        # without repetitions says neither.
+        ours = {("1Mkeys", "batch"): 1.6, ("10Mkeys", "batch"): 1.5, ("1Mkeys", "typed"): 1.6,
+                ("10Mkeys", "typed"): 1.6, ("1Mkeys", "perkey"): 2.6, ("10Mkeys", "perkey"): 2.6}
+        run = boost_run("avx3_dl", ours, 2.0)
+        res = report.Results(run)
+        self.assertEqual(report.spread_lines(res), [])
+        self.assertNotIn("(CV", "\n".join(report.boost_goals(res)))
+
+        def cv(b, on_cpu, wall):
+            return dict(b, name=b["name"] + "_cv", run_name=b["name"], run_type="aggregate", aggregate_name="cv",
+                        cpu_time=on_cpu, real_time=wall)
+        # The 1M register64 insert row slowest (the lowest cell), with a 30% spread against Boost's 10%; every
+        # other row 2%, one 50% (the largest).
+        for b in run["benchmarks"]:
+            if b["name"].startswith("insert/register64/10bpk/1Mkeys/u64/batch/"):
+                b.update(cpu_time=1.9e6, real_time=1.9e6, items_per_second=1e9 / 1.9)
+        spread = {"insert/register64/10bpk/1Mkeys/u64/batch/": 0.30,
+                  "insert/boost_block64x6/10bpk/1Mkeys/u64/batch/": 0.10,
+                  "query_absent/split256/10bpk/10Mkeys/u64/typed/": 0.50}
+        run["benchmarks"] += [cv(b, next((v for p, v in spread.items() if b["name"].startswith(p)), 0.02), 0.9)
+                              for b in list(run["benchmarks"])]
+        res = report.Results(run)
+        lines = "\n".join(report.spread_lines(res))
+        self.assertIn(f"is 2% at the median over {len(res.rows)} rows, 50% at most "
+                      "(`query_absent/split256/10bpk/10Mkeys/u64/typed/native`)", lines)
+        self.assertIn(lines, "\n".join(report.run_lines(res)))
+        goals = "\n".join(report.boost_goals(res))
+        self.assertRegex(goals, r"batch calls, 1Mkeys: >= 1.25x \| 1.05-1.25x \| register64 insert \(CV 30%, 10%\) "
+                                r"1.05x \| \*\*not met\*\* \|")
+
     def test_the_typedfold_reference_is_context_not_a_goal(self):
         # typed 2.5 ns/key (0.8x Boost's 2.0: not met); the one-fold reference at 1.9 (1.05x) is shown beside
         # the typed goal as context, in the ratio table as its own mode, and never decides a verdict.

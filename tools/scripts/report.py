@@ -35,6 +35,7 @@ import json
 import math
 import os
 import re
+import statistics
 import sys
 from collections import defaultdict
 
@@ -76,17 +77,23 @@ def human_bytes(b):
     return f"{b:.0f} B"
 
 
+def parse_name(b):
+    """A row's name as (threads, its seven fields op/layout/bpk/size/keys/mode/target)."""
+    parts = b.get("run_name", b["name"]).split("/")  # run_name: an aggregate's row without "_median"
+    threads = 1
+    core = []
+    for p in parts:
+        if p.startswith("threads:"):
+            threads = int(p.split(":")[1])
+        elif p not in ("real_time", "manual_time"):
+            core.append(p)
+    return threads, core[:7]
+
+
 class Row:
     def __init__(self, b):
-        parts = b.get("run_name", b["name"]).split("/")  # run_name: an aggregate's row without "_median"
-        self.threads = 1
-        core = []
-        for p in parts:
-            if p.startswith("threads:"):
-                self.threads = int(p.split(":")[1])
-            elif p not in ("real_time", "manual_time"):
-                core.append(p)
-        (self.op, self.layout, bpk, self.size, self.keys, self.mode, self.target) = core[:7]
+        self.threads, core = parse_name(b)
+        (self.op, self.layout, bpk, self.size, self.keys, self.mode, self.target) = core
         self.bpk = int(bpk.replace("bpk", ""))
         self.bytes = size_bytes(self.size, self.bpk)
         self.fpr = b.get("fpr")
@@ -113,7 +120,16 @@ class Results:
         self.ctx = data.get("context", {})
         self.run = run or {}  # run.json from tools/scripts/bench.sh, if any
         self.rows = {}
+        # Each row's coefficient of variation over its repetitions (Google Benchmark's "cv" aggregate, a
+        # fraction) of the time the report quotes: on-CPU for one thread, wall clock for two.
+        self.cv = {}
         for b in data.get("benchmarks", []):
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "cv" and "error_occurred" not in b:
+                threads, core = parse_name(b)
+                op, layout, bpk, size, keys, mode, target = core
+                self.cv[(op, layout, int(bpk.replace("bpk", "")), size, keys, mode, target, threads)] = (
+                    b["cpu_time"] if threads == 1 else b["real_time"])
+                continue
             # Iterations, or the medians of --benchmark_repetitions (which come after and win).
             median = b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median"
             if (b.get("run_type", "iteration") != "iteration" and not median) or "error_occurred" in b:
@@ -670,7 +686,27 @@ def run_lines(res):
         "- Look-ahead 128 keys (kernels and floor alike); filters from 2 MiB on are 2 MiB-aligned mmaps with "
         "MADV_HUGEPAGE, and so is the floor's buffer.",
     ]
-    return lines + load_lines(res)
+    return lines + spread_lines(res) + load_lines(res)
+
+
+def spread_lines(res):
+    """How far the run's repetitions spread: the median and the largest coefficient of variation over its rows
+    (none without --benchmark_repetitions). A ratio of two rows moves by about their CVs between runs."""
+    cvs = sorted((cv, key) for key, cv in res.cv.items() if key in res.rows)
+    if not cvs:
+        return []
+    top, key = cvs[-1]
+    op, layout, bpk, size, keys, mode, target, threads = key
+    name = f"{op}/{layout}/{bpk}bpk/{size}/{keys}/{mode}/{target}" + (f" on {threads} threads" if threads > 1 else "")
+    return [f"- Repetitions: the coefficient of variation of each row's time over its repetitions is "
+            f"{pct(statistics.median(cv for cv, _ in cvs))} at the median over {len(cvs)} rows, {pct(top)} at most "
+            f"(`{name}`); a ratio near a goal moves by about its two rows' CVs from run to run."]
+
+
+def cv_note(res, *rows):
+    """The spread of the rows behind a cell, " (CV a%, b%)", where the run had repetitions; else ""."""
+    cvs = [res.cv.get(r.key()) for r in rows]
+    return "" if any(cv is None for cv in cvs) else f" (CV {', '.join(pct(cv) for cv in cvs)})"
 
 
 def first_number(text):
@@ -837,7 +873,9 @@ def boost_goals(res):
     lines = ["## Goals against Boost.Bloom (uint64 keys, 10 bits/key, this run)", "",
              f"`x` = Boost's time / ours over the three pairs, insert and both queries; batches on {target}. "
              "Where two of our layouts pair with one Boost filter, the faster counts. "
-             "A goal is met when its lowest cell reaches it.", "",
+             "A goal is met when its lowest cell reaches it. Where the run had repetitions, the lowest cell "
+             "names its two rows' coefficients of variation (ours, then Boost's; one thread's, then two "
+             "threads'): a cell within them of its goal is not a verdict.", "",
              "| goal | measured | lowest cell | verdict |", "| --- | --- | --- | --- |"]
     names = {"batch": "batch calls", "typed": "per key, typed.h", "perkey": "per key, dispatched"}
 
@@ -847,8 +885,9 @@ def boost_goals(res):
             for op in ("insert", "query_absent", "query_present"):
                 b = res.get(op, theirs, 10, size, "u64", "batch" if mode == "batch" else "perkey",
                             target="native")
-                best = max(((ratio(b, a), f"{ours} {op}") for ours, t, _ in BOOST_PAIRS if t == theirs
-                            for a in [pair_row(res, op, ours, size, "u64", mode)] if a and b), default=None)
+                best = max(((ratio(b, a), f"{ours} {op}{cv_note(res, a, b)}") for ours, t, _ in BOOST_PAIRS
+                            if t == theirs for a in [pair_row(res, op, ours, size, "u64", mode)] if a and b),
+                           default=None)
                 if best:
                     cells.append(best)
         return cells
@@ -896,7 +935,7 @@ def boost_goals(res):
             one = res.get(op, ours, 10, "100Mkeys", target=target)
             two = res.get(op, ours, 10, "100Mkeys", target=target, threads=2)
             if one and two and one.rate:
-                cells.append((two.rate / one.rate, f"{ours} {op}"))
+                cells.append((two.rate / one.rate, f"{ours} {op}{cv_note(res, one, two)}"))
     if cells:
         lo, hi = min(cells), max(cells)
         lines.append(f"| 2 threads over one, 100Mkeys: >= {T_THREADS}x (wall clock) | {fmt(lo[0])}-{fmt(hi[0])}x | "
