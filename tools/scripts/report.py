@@ -78,7 +78,7 @@ def human_bytes(b):
 
 
 def parse_name(b):
-    """A row's name as (threads, its seven fields op/layout/bpk/size/keys/mode/target)."""
+    """A row's key from its name: (op, layout, bpk as an int, size, keys, mode, target, threads)."""
     parts = b.get("run_name", b["name"]).split("/")  # run_name: an aggregate's row without "_median"
     threads = 1
     core = []
@@ -87,14 +87,13 @@ def parse_name(b):
             threads = int(p.split(":")[1])
         elif p not in ("real_time", "manual_time"):
             core.append(p)
-    return threads, core[:7]
+    op, layout, bpk, size, keys, mode, target = core[:7]
+    return (op, layout, int(bpk.replace("bpk", "")), size, keys, mode, target, threads)
 
 
 class Row:
     def __init__(self, b):
-        self.threads, core = parse_name(b)
-        (self.op, self.layout, bpk, self.size, self.keys, self.mode, self.target) = core
-        self.bpk = int(bpk.replace("bpk", ""))
+        (self.op, self.layout, self.bpk, self.size, self.keys, self.mode, self.target, self.threads) = parse_name(b)
         self.bytes = size_bytes(self.size, self.bpk)
         self.fpr = b.get("fpr")
         self.fpr_model = b.get("fpr_model")
@@ -125,10 +124,8 @@ class Results:
         self.cv = {}
         for b in data.get("benchmarks", []):
             if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "cv" and "error_occurred" not in b:
-                threads, core = parse_name(b)
-                op, layout, bpk, size, keys, mode, target = core
-                self.cv[(op, layout, int(bpk.replace("bpk", "")), size, keys, mode, target, threads)] = (
-                    b["cpu_time"] if threads == 1 else b["real_time"])
+                key = parse_name(b)
+                self.cv[key] = b["cpu_time"] if key[-1] == 1 else b["real_time"]  # key[-1]: threads
                 continue
             # Iterations, or the medians of --benchmark_repetitions (which come after and win).
             median = b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median"
