@@ -6,7 +6,7 @@
 # emulated CPUs, so that every ARM target Highway compiles (NEON, SVE, SVE2 and
 # the fixed-width SVE_256 / SVE2_128) is checked against the scalar reference.
 #
-#   tools/ci/arm-tests.sh   # build/arm64; 94 s from clean on 2 idle cores, once installed
+#   tools/ci/arm-tests.sh   # build/arm64; about 6 min from clean on 2 cores (docs/arm.md)
 #
 # kernels_test skips the targets a CPU cannot run, so a green run proves
 # nothing by itself: for every CPU below the script also checks which targets
@@ -15,7 +15,7 @@
 #
 # Environment: BLOCKBLOOM_ARM_BUILD_DIR (default build/arm64),
 # BLOCKBLOOM_ARM_TIMEOUT (seconds per emulated run, default 120: each takes
-# under 10 s, so only a hang reaches it).
+# at most about 30 s, so only a hang reaches it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 start=$SECONDS
@@ -77,21 +77,38 @@ matrix=(
 
 logdir="$build/arm-logs"
 mkdir -p "$logdir"
+rm -f "$logdir"/*  # no status left from an earlier run
 failed=0
 summary=()
 
 # run NAME CPU BINARY: runs one test binary under qemu, logs to
-# $logdir/NAME.BINARY.log; sets secs, and failed=1 if the run failed.
+# $logdir/NAME.BINARY.log, its exit status to .rc and its seconds to .secs.
 run() {
   local log t0=$SECONDS rc=0
   log="$logdir/$1.$(basename "$3").log"
   timeout "$run_timeout" qemu-aarch64 -L "$qemu_prefix" -cpu "$2" "$3" --gtest_color=no >"$log" 2>&1 || rc=$?
-  if [[ $rc -ne 0 ]]; then
-    echo "arm64: FAILED: $(basename "$3") under -cpu $2 (exit $rc$([[ $rc -eq 124 ]] && echo ", timed out after ${run_timeout}s")); log $log:" >&2
+  echo "$rc" >"$log.rc"
+  echo "$((SECONDS - t0))" >"$log.secs"
+}
+export -f run
+export logdir run_timeout qemu_prefix
+# Each emulated run is one thread: they run nproc at a time (xargs -P), all
+# before any is checked; lines of "NAME CPU BINARY".
+run_all() {
+  xargs -P "$(nproc)" -L 1 bash -c 'run "$@"' _
+}
+# checked NAME CPU BINARY: sets secs from the run's files, and failed=1 (with
+# the log's failures) if the run failed.
+checked() {
+  local log rc
+  log="$logdir/$1.$(basename "$3").log"
+  rc=$(cat "$log.rc" 2>/dev/null || echo missing)
+  secs=$(cat "$log.secs" 2>/dev/null || echo 0)
+  if [[ $rc != 0 ]]; then
+    echo "arm64: FAILED: $(basename "$3") under -cpu $2 (exit $rc$([[ $rc == 124 ]] && echo ", timed out after ${run_timeout}s")); log $log:" >&2
     grep -E '^\[  FAILED  \]|Failure|Expected|Which is|Value of|error' "$log" | head -40 >&2 || tail -20 "$log" >&2
     failed=1
   fi
-  secs=$((SECONDS - t0))
 }
 
 # From a gtest log: the targets with a case in state STATE (OK, SKIPPED,
@@ -105,9 +122,22 @@ ran_targets() {
     paste -sd, -
 }
 
+# kernels_test on every CPU of the matrix; the other tests go through the
+# dispatcher (best target of the CPU): once on the richest CPU (SVE2) and once
+# on a NEON-only one. All run first, two or more at a time; then each is checked.
+{
+  for row in "${matrix[@]}"; do
+    read -r name cpu _ <<<"$row"
+    echo "$name $cpu $build/tests/kernels_test"
+  done
+  for bin in "${tests[@]:1}"; do
+    for cpu in max cortex-a72; do echo "$cpu $cpu $build/tests/$bin"; done
+  done
+} | run_all
+
 for row in "${matrix[@]}"; do
   read -r name cpu must mustnot <<<"$row"
-  run "$name" "$cpu" "$build/tests/kernels_test"
+  checked "$name" "$cpu" "$build/tests/kernels_test"
   log="$logdir/$name.kernels_test.log"
   ran=$(ran_targets "$log")
   skipped=$(targets_with "$log" SKIPPED | paste -sd, -)
@@ -126,11 +156,9 @@ for row in "${matrix[@]}"; do
   summary+=("$(printf '%-11s %-36s %4ss  ran: %-34s skipped: %s' "$name" "$cpu" "$secs" "${ran:-none}" "${skipped:-none}")")
 done
 
-# The other tests go through the dispatcher (best target of the CPU): once on
-# the richest CPU (SVE2) and once on a NEON-only one.
 for bin in "${tests[@]:1}"; do
   for cpu in max cortex-a72; do
-    run "$cpu" "$cpu" "$build/tests/$bin"
+    checked "$cpu" "$cpu" "$build/tests/$bin"
     summary+=("$(printf '%-11s %-36s %4ss  %s: %s' "$cpu" "$cpu" "$secs" "$bin" \
       "$(grep -E '^\[  (PASSED|FAILED) ' "$logdir/$cpu.$bin.log" | paste -sd' ' -)")")
   done
