@@ -17,7 +17,7 @@ flags="-fsanitize=thread -fno-omit-frame-pointer"
 # or on a target not listed here, every target is compiled as before.
 cli=${BLOCKBLOOM_CLI:-build/gcc/tools/blockbloom}
 best=""
-[[ -x $cli ]] && best=$("$cli" targets | awk '$3 == "*" { print $1 }')
+[[ -x $cli ]] && best=$("$cli" targets 2>/dev/null | awk '$3 == "*" { print $1 }') || best=""
 declare -A hwy_bit=([avx3_dl]=HWY_AVX3_DL [avx3]=HWY_AVX3 [avx2]=HWY_AVX2 [sse4]=HWY_SSE4 [ssse3]=HWY_SSSE3)
 if [[ -n $best && ( -n ${hwy_bit[$best]:-} || $best == scalar || $best == emu128 ) ]]; then
   disabled=""
@@ -27,7 +27,7 @@ if [[ -n $best && ( -n ${hwy_bit[$best]:-} || $best == scalar || $best == emu128
   flags+=" -DHWY_DISABLED_TARGETS=$disabled"
   echo "-- tsan: kernels compiled for $best (the target the tests run here) and the fallback"
 else
-  echo "-- tsan: the target in use is unknown (no ${cli}), so every target is compiled"
+  echo "-- tsan: ${cli} did not name the target in use, so every target is compiled"
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_TOOLS=OFF -DCMAKE_CXX_FLAGS="$flags" \
