@@ -124,7 +124,7 @@ ran_targets() {
 
 # kernels_test on every CPU of the matrix; the other tests go through the
 # dispatcher (best target of the CPU): once on the richest CPU (SVE2) and once
-# on a NEON-only one. All run first, two or more at a time; then each is checked.
+# on a NEON-only one. All run first, nproc at a time (xargs -P); then each is checked.
 {
   for row in "${matrix[@]}"; do
     read -r name cpu _ <<<"$row"

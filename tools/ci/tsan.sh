@@ -21,7 +21,7 @@ best=""
 declare -A hwy_bit=([avx3_dl]=HWY_AVX3_DL [avx3]=HWY_AVX3 [avx2]=HWY_AVX2 [sse4]=HWY_SSE4 [ssse3]=HWY_SSSE3)
 if [[ -n $best && ( -n ${hwy_bit[$best]:-} || $best == scalar || $best == emu128 ) ]]; then
   disabled=""
-  for t in avx3_dl avx3 avx2 sse4 ssse3; do
+  for t in "${!hwy_bit[@]}"; do
     [[ $t == "$best" ]] || disabled+="${disabled:++}${hwy_bit[$t]}"
   done
   flags+=" -DHWY_DISABLED_TARGETS=$disabled"

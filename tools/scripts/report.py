@@ -94,6 +94,7 @@ def parse_name(b):
 class Row:
     def __init__(self, b):
         (self.op, self.layout, self.bpk, self.size, self.keys, self.mode, self.target, self.threads) = parse_name(b)
+        self.name = b.get("run_name", b["name"])  # as Google Benchmark named it (an aggregate: without "_median")
         self.bytes = size_bytes(self.size, self.bpk)
         self.fpr = b.get("fpr")
         self.fpr_model = b.get("fpr_model")
@@ -693,8 +694,7 @@ def spread_lines(res):
     if not cvs:
         return []
     top, key = cvs[-1]
-    op, layout, bpk, size, keys, mode, target, threads = key
-    name = f"{op}/{layout}/{bpk}bpk/{size}/{keys}/{mode}/{target}" + (f" on {threads} threads" if threads > 1 else "")
+    name = res.rows[key].name
     return [f"- Repetitions: the coefficient of variation of each row's time over its repetitions is "
             f"{pct(statistics.median(cv for cv, _ in cvs))} at the median over {len(cvs)} rows, {pct(top)} at most "
             f"(`{name}`); a ratio near a goal moves by about its two rows' CVs from run to run."]
