@@ -370,6 +370,39 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(goals, r"\| 2 threads over one, 100Mkeys: >= 1.8x \(wall clock\) \| 1.7-1.95x \| "
                                 r"split512 insert_atomic 1.7x \| \*\*not met\*\* \|")
 
+    def test_the_100m_bound_goal_holds_each_work_to_its_own_bound(self):
+        # At 100M keys our batch rows against the bound of the same work: the fastest query row (either
+        # library's) or floor_read for queries, the fastest insert row or floor_rmw for inserts.
+        ours = {("1Mkeys", "batch"): 1.6, ("10Mkeys", "batch"): 1.3, ("1Mkeys", "typed"): 1.5,
+                ("10Mkeys", "typed"): 1.5, ("1Mkeys", "perkey"): 2.6, ("10Mkeys", "perkey"): 2.6}
+        run = boost_run("avx3_dl", ours, 2.0)
+        self.assertNotIn("of the bound", "\n".join(report.boost_goals(report.Results(run))))
+        for ours_layout, theirs, _ in report.BOOST_PAIRS:
+            for op in ("insert", "query_absent", "query_present"):
+                run["benchmarks"].append(row(op, ours_layout, "100Mkeys", "avx3_dl", 12.0 if op == "insert" else 10.0))
+                run["benchmarks"].append(row(op, theirs, "100Mkeys", "native", 13.0))
+        run["benchmarks"] += [row("floor_read", "floor", "100Mkeys", "auto", 11.0),
+                              row("floor_rmw", "floor", "100Mkeys", "auto", 12.5)]
+
+        def goal(run):
+            lines = [g for g in report.boost_goals(report.Results(run)) if "of the bound" in g]
+            self.assertEqual(len(lines), 1)
+            return lines[0]
+        # Inserts at 12 ns/key against the insert bound (12), not the queries' (10): met.
+        self.assertRegex(goal(run), r"\| batch calls, 100Mkeys: within 1.1x of the bound .* \| 1-1x \| .* \| met \|$")
+
+        def set_ns(run, prefix, ns):
+            for b in run["benchmarks"]:
+                if b["name"].startswith(prefix):
+                    b.update(cpu_time=ns * 1e6, real_time=ns * 1e6, items_per_second=1e9 / ns)
+        # One slow query row (split256's absent keys, 11.5 against its bound 10) fails it and is named.
+        set_ns(run, "query_absent/split256/10bpk/100Mkeys/", 11.5)
+        self.assertRegex(goal(run), r"\| 1-1.15x \| split256 query_absent against \w+ query_\w+ 1.15x \| \*\*not met\*\* \|$")
+        # A minimal probe no row beats is the bound: floor_read at 8 ns/key holds every query to it.
+        set_ns(run, "query_absent/split256/10bpk/100Mkeys/", 10.0)
+        set_ns(run, "floor_read/floor/10bpk/100Mkeys/", 8.0)
+        self.assertRegex(goal(run), r"\| 1-1.25x \| \w+ query_\w+ against floor floor_read 1.25x \| \*\*not met\*\* \|$")
+
     def test_the_avx2_goal_without_avx2_rows_is_not_run_not_failed(self):
         # A run with AVX2 and AVX-512 rows gets a ratio and a verdict; one without AVX2 rows (the boost
         # preset, whose AVX2 run is a separate pinned one) says so, and is no "not met".
