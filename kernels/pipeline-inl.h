@@ -37,7 +37,17 @@ namespace HWY_NAMESPACE {
 // consistent winner within that noise.
 inline constexpr size_t kPrefetchDistance = 128;
 // Below this size the filter stays in L2 (Zen 3: 512 KiB L2 per core) and
-// software prefetch only adds instructions.
+// software prefetch only adds instructions: a batch then hashes as far ahead
+// but prefetches nothing. The choice is a run-time flag of one pipeline, not a
+// second instantiation of it (per probe type, hash kind and target, they were
+// most of the build: kernels.cc and kernels_insert.cc took 167 and 133 s of
+// the g++ build's 518 CPU-s, 92 and 73 s with the flag). Its branch goes the
+// same way for a whole batch. Measured A/B against the two instantiations
+// (Zen 4 guest, avx3_dl, aes, medians of 6 alternating runs of 5 repetitions,
+// 2026-11-27): 1M keys 1.005x their time at the median of 15 rows (0.89-1.19,
+// the guest's noise); 32 KiB 0.93x (0.77-1.1), as the small filters now hash
+// the look-ahead's 128 keys ahead too. Prefetching every batch instead cost
+// the 32 KiB filters 1.02-1.18x (the blocked layouts) and classic 1.5-2x.
 inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 
 // ---- Concurrent inserts: one locked OR per 64-bit word ------------------------------
@@ -275,22 +285,35 @@ class HashSource {
 
 // The ring over n keys or hashes (`in`, prefetched ahead) taken from src;
 // next[0, nnext) are the hashes of the caller's next call, whose lines the
-// last keys' look-ahead prefetches.
-template <bool kInsert, bool kPrefetch, class P, class Source>
+// last keys' look-ahead prefetches. Without `prefetch` (a filter in L2) the
+// ring is the same and no line is prefetched.
+template <bool kInsert, class P, class Source>
 HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, size_t n, const uint64_t* next,
-                          size_t nnext, uint8_t* out) {
-  constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
+                          size_t nnext, bool prefetch, uint8_t* out) {
+  constexpr size_t kAhead = kPrefetchDistance;
   constexpr bool kAddresses = HasBlockAddresses<P>;
   HWY_ALIGN uint64_t ring[kRing];                    // the hashes KeySource makes (HashSource: unused)
   HWY_ALIGN uint64_t addr[kAddresses ? kRing : 1];  // addr[j & kRingMask]: key j's block address
   // Hashes (and addresses) made for [i, hashed).
   size_t hashed = n < kAhead + kStep ? n : kAhead + kStep;
   src.Fill(0, hashed, ring, addr);
-  if constexpr (kAddresses) {
-    for (size_t j = 0; j < hashed && j < kAhead; ++j) PrefetchLine<kInsert>(AtAddress(addr[j]));
-  } else {
-    PrimeAhead<kAhead, kInsert>(p, src.Hashes(ring, 0), hashed);
+  // The first look-ahead's lines, once a batch. Fill wrote addr[0, hashed):
+  // g++ 12 -O3 sees reads of an uninitialized array here since the prefetch
+  // became a run-time flag, a false -Wmaybe-uninitialized.
+#if HWY_COMPILER_GCC_ACTUAL
+  HWY_DIAGNOSTICS(push)
+  HWY_DIAGNOSTICS_OFF(disable : 4701, ignored "-Wmaybe-uninitialized")
+#endif
+  if (prefetch) {
+    if constexpr (kAddresses) {
+      for (size_t j = 0; j < hashed && j < kAhead; ++j) PrefetchLine<kInsert>(AtAddress(addr[j]));
+    } else {
+      PrimeAhead<kAhead, kInsert>(p, src.Hashes(ring, 0), hashed);
+    }
   }
+#if HWY_COMPILER_GCC_ACTUAL
+  HWY_DIAGNOSTICS(pop)
+#endif
   size_t i = 0;
   // Steady state, hashed == i + A + S at the top: i and hashed are multiples
   // of S, so no step's slice of the ring wraps.
@@ -302,13 +325,13 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
       const uint64_t* HWY_RESTRICT now_addr = addr + (i & kRingMask);
       const uint64_t* HWY_RESTRICT ahead_addr = addr + ((i + kAhead) & kRingMask);
       for (size_t j = 0; j < kStep; ++j) {
-        if constexpr (kAhead > 0) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
+        if (prefetch) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
         ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
       }
     } else {
       const uint64_t* HWY_RESTRICT ahead = src.Hashes(ring, i + kAhead);
       for (size_t j = 0; j < kStep; ++j) {
-        if constexpr (kAhead > 0) p.template Prefetch<kInsert>(ahead[j]);
+        if (prefetch) p.template Prefetch<kInsert>(ahead[j]);
         ProbeOne<kInsert>(p, now[j], out, i + j);
       }
     }
@@ -316,16 +339,14 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
   // The last keys: fewer than S left to hash, fewer than A + 2S to probe.
   if (hashed < n) src.Fill(hashed, n - hashed, ring, addr);
   for (; i < n; ++i) {
-    if constexpr (kAhead > 0) {
-      if (i + kAhead < n) {
-        if constexpr (kAddresses) {
-          PrefetchLine<kInsert>(AtAddress(addr[(i + kAhead) & kRingMask]));
-        } else {
-          p.template Prefetch<kInsert>(src.Hashes(ring, i + kAhead)[0]);
-        }
-      } else if (i + kAhead - n < nnext) {
-        p.template Prefetch<kInsert>(next[i + kAhead - n]);
+    if (prefetch && i + kAhead < n) {
+      if constexpr (kAddresses) {
+        PrefetchLine<kInsert>(AtAddress(addr[(i + kAhead) & kRingMask]));
+      } else {
+        p.template Prefetch<kInsert>(src.Hashes(ring, i + kAhead)[0]);
       }
+    } else if (prefetch && i + kAhead - n < nnext) {
+      p.template Prefetch<kInsert>(next[i + kAhead - n]);
     }
     const uint64_t h = src.Hashes(ring, i)[0];
     if constexpr (kAddresses) {
@@ -338,35 +359,38 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
 }
 
 // Over 8-byte keys, hashed with kHash.
-template <bool kInsert, bool kPrefetch, class P, HashKind kHash>
-HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, uint8_t* out) {
+template <bool kInsert, class P, HashKind kHash>
+HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, bool prefetch,
+                          uint8_t* out) {
   const P p(f);
   const KeySource<P, kHash> src(p, f, keys, seed);
-  return RunRing<kInsert, kPrefetch>(p, src, keys, n, nullptr, 0, out);
+  return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, out);
 }
 
 // Over precomputed hashes h[0, n), whose successor next[0, nnext) (if the
 // caller streams chunks) gets its look-ahead too. Probes without block
 // addresses (classic, the atomic inserts) take PrefetchAhead
 // (kernels/probe-inl.h): with nothing to compute ahead, a ring only adds work.
-template <bool kInsert, bool kPrefetch, class P>
+template <bool kInsert, class P>
 HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
-                            uint8_t* out) {
+                            bool prefetch, uint8_t* out) {
   const P p(f);
   if constexpr (HasBlockAddresses<P>) {
     const HashSource<P> src(f, h);
-    return RunRing<kInsert, kPrefetch>(p, src, h, n, next, nnext, out);
+    return RunRing<kInsert>(p, src, h, n, next, nnext, prefetch, out);
+  } else if (prefetch) {
+    PrimeAhead<kPrefetchDistance, kInsert>(p, h, n);
+    PrefetchAhead<kPrefetchDistance, kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
+    return CountHits<kInsert>(out, n);
   } else {
-    constexpr size_t kAhead = kPrefetch ? kPrefetchDistance : 0;
-    PrimeAhead<kAhead, kInsert>(p, h, n);
-    PrefetchAhead<kAhead, kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
+    PrefetchAhead<0, kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
     return CountHits<kInsert>(out, n);
   }
 }
 
 enum class Mode { kQuery, kInsert, kInsertAtomic };
 
-// Layout switch and prefetch decision, once per batch. `in` holds keys (hashed
+// Layout switch and prefetch decision (kPrefetchMinBytes), once per batch. `in` holds keys (hashed
 // here with `hash` and `seed`) if `keys`, else hashes; next[0, nnext) are
 // hashes to prefetch after them. Atomic inserts take hashes only.
 template <Mode kMode>
@@ -381,8 +405,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
       if (keys) {
         auto with = [&](auto hash_tag) HWY_ATTR -> size_t {
           constexpr HashKind kHash = decltype(hash_tag)::value;
-          return prefetch ? RunKeys<kInsert, true, P, kHash>(f, in, n, seed, out)
-                          : RunKeys<kInsert, false, P, kHash>(f, in, n, seed, out);
+          return RunKeys<kInsert, P, kHash>(f, in, n, seed, prefetch, out);
         };
         switch (hash) {
           case HashKind::kXxh64: return with(std::integral_constant<HashKind, HashKind::kXxh64>());
@@ -403,8 +426,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
         return with(std::integral_constant<HashKind, HashKind::kXxh3>());
       }
     }
-    return prefetch ? RunHashes<kInsert, true, P>(f, in, n, next, nnext, out)
-                    : RunHashes<kInsert, false, P>(f, in, n, next, nnext, out);
+    return RunHashes<kInsert, P>(f, in, n, next, nnext, prefetch, out);
   };
   switch (f.layout) {
 #define BLOCKBLOOM_DISPATCH_CASE(Name) \
