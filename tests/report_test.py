@@ -370,6 +370,16 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(goals, r"\| 2 threads over one, 100Mkeys: >= 1.8x \(wall clock\) \| 1.7-1.95x \| "
                                 r"split512 insert_atomic 1.7x \| \*\*not met\*\* \|")
 
+    def test_a_reference_counts_each_row_below_it_once(self):
+        # fast_multiblock64<8> pairs with two of our layouts; its rows are still two rows, not four: 4 of our
+        # layouts and 3 Boost filters, two queries each, all below a floor_read of 2.1 ns/key.
+        ours = {("1Mkeys", "batch"): 1.6, ("10Mkeys", "batch"): 1.5, ("1Mkeys", "typed"): 1.6,
+                ("10Mkeys", "typed"): 1.6, ("1Mkeys", "perkey"): 2.6, ("10Mkeys", "perkey"): 2.6}
+        run = boost_run("avx3_dl", ours, 2.0)
+        run["benchmarks"].append(row("floor_read", "floor", "1Mkeys", "auto", 2.1))
+        table = "\n".join(report.boost_table(report.Results(run)))
+        self.assertIn("| 1Mkeys | reference: XXH3 alone / + one line read (not a bound: 14 filter row(s)", table)
+
     def test_the_100m_bound_goal_holds_each_work_to_its_own_bound(self):
         # At 100M keys our batch rows against the bound of the same work: the fastest query row (either
         # library's) or floor_read for queries, the fastest insert row or floor_rmw for inserts.

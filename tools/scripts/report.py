@@ -763,6 +763,14 @@ def pair_row(res, op, layout, size, keys, mode):
     return None
 
 
+def pair_batch_rows(res, ops, size, keys="u64"):
+    """The batch rows of ops at this size of every layout in the Boost pairs: ours on the pairs' target
+    (pinned or the best), Boost's as compiled."""
+    return [r for r in (res.get(op, lay, 10, size, keys, "batch", target="native")
+                        if lay.startswith("boost_") else pair_row(res, op, lay, size, keys, "batch")
+                        for op in ops for lay in dict.fromkeys(lay for pair in BOOST_PAIRS for lay in pair[:2])) if r]
+
+
 def pair_target(res):
     """The target of the Boost pairs' batch rows (the best one, or the one the run pinned them to)."""
     for ours, _, _ in BOOST_PAIRS:
@@ -811,10 +819,7 @@ def boost_table(res):
             # The filter rows of this size (ours and Boost's batch queries, absent and present keys): a
             # reference figure is no bound when one of them runs below it, and the table says so.
             # Ours on the pairs' target (pinned or the best), Boost's as compiled.
-            rows = [r for r in (res.get(op, lay, 10, size, keys, "batch", target="native")
-                                if lay.startswith("boost_") else pair_row(res, op, lay, size, keys, "batch")
-                                for op in ("query_absent", "query_present")
-                                for pair in BOOST_PAIRS for lay in pair[:2]) if r]
+            rows = pair_batch_rows(res, ("query_absent", "query_present"), size, keys)
 
             def beaten(ref):
                 below = [r for r in rows if ref is not None and r.ns < ref.ns]
@@ -950,27 +955,21 @@ def bound_goal(res, size="100Mkeys"):
     insert row and floor_rmw. An insert is held to an insert's bound, not a query's: it writes its line back.
     Each cell is one Boost filter's partner (the faster of two, as above) and op: ours / the bound, so the
     cell the line names is the highest, the farthest from its bound."""
-    theirs_all = list(dict.fromkeys(t for _, t, _ in BOOST_PAIRS))
-    ours_all = list(dict.fromkeys(o for o, _, _ in BOOST_PAIRS))
-
-    def rows_of(ops):
-        return [r for op in ops for r in
-                [res.get(op, t, 10, size, "u64", "batch", target="native") for t in theirs_all] +
-                [pair_row(res, op, o, size, "u64", "batch") for o in ours_all] if r]
-
-    work = {"insert": (("insert",), "floor_rmw"),
-            "query_absent": (("query_absent", "query_present"), "floor_read"),
-            "query_present": (("query_absent", "query_present"), "floor_read")}
+    queries = ("query_absent", "query_present")
+    bounds = {}
+    for op, ops, floor in (("insert", ("insert",), "floor_rmw"), ("query_absent", queries, "floor_read"),
+                           ("query_present", queries, "floor_read")):
+        candidates = pair_batch_rows(res, ops, size) + [r for r in [res.get(floor, "floor", 10, size, "u64")] if r]
+        if candidates:
+            bounds[op] = min(candidates, key=lambda r: r.ns)
     cells = []
-    for theirs in theirs_all:
-        for op, (ops, floor) in work.items():
-            candidates = rows_of(ops) + [r for r in [res.get(floor, "floor", 10, size, "u64")] if r]
+    for theirs in dict.fromkeys(t for _, t, _ in BOOST_PAIRS):
+        for op, bound in bounds.items():
             ours = [a for o, t, _ in BOOST_PAIRS if t == theirs for a in [pair_row(res, op, o, size, "u64", "batch")]
                     if a]
-            if not ours or not candidates:
+            if not ours:
                 continue
             a = min(ours, key=lambda r: r.ns)
-            bound = min(candidates, key=lambda r: r.ns)
             cells.append((ratio(a, bound), f"{a.layout} {op} against {bound.layout} {bound.op}{cv_note(res, a, bound)}"))
     if not cells:
         return []
