@@ -21,17 +21,19 @@
 #include "blockbloom/hash.h"
 #include "bench/bench_common.h"
 #include "engine/src/hash_inline.h"
+#include "kernels/common.h"
 #include "kernels/kernels.h"
 
 namespace blockbloom::bench {
 namespace {
 
 // The kernels' constants (kernels/probe-inl.h; that header is Highway code and
-// cannot be included here): keys hashed per chunk, prefetch look-ahead in keys,
-// and the filter size below which the kernels do not prefetch.
+// cannot be included here): keys hashed per chunk and prefetch look-ahead in
+// keys. The filter size below which they do not prefetch by default is
+// kernels::kPrefetchMinBytes (kernels/common.h, plain C++).
 constexpr size_t kChunk = 512;
 constexpr size_t kLookAhead = 128;
-constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
+using kernels::kPrefetchMinBytes;
 constexpr size_t kLine = 64;
 
 struct Buf {

@@ -45,8 +45,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // room for a loaded machine's longer misses and stays within the 24 L1 miss
 // buffers plus the L2 prefetch queue of a Zen core.
 inline constexpr size_t kPrefetchDistance = 64;
-// Below this the filter stays in L2 (512 KiB per Zen 3 core): prefetch only adds work.
-inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 inline constexpr uint64_t kNibbleLow = 0x1111111111111111ULL;  // bit 0 of each nibble
 
 class CountingProbe : public kernels::HWY_NAMESPACE::BlockProbe<CountingProbe> {

@@ -5,6 +5,9 @@
 // query batches, the hash and the one-key ops are defined here; the insert
 // batches in kernels/kernels_insert.cc (declared in kernels/kernels-inl.h), a
 // translation unit of its own so that the two compile in parallel (why: there).
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -180,6 +183,53 @@ const Ops& Active() {
   const Ops* expected = nullptr;
   g_active.compare_exchange_strong(expected, chosen, std::memory_order_acq_rel);
   return *g_active.load(std::memory_order_acquire);
+}
+
+namespace {
+
+// The L2 of the core this runs on, in bytes: glibc's sysconf (from CPUID on
+// x86), clamped to [256 KiB, 2 MiB] (Sapphire Rapids has 2 MiB; a larger
+// report is taken as 2 MiB), 1 MiB where the C library does not say
+// (AArch64's glibc reports 0). So no threshold exceeds 4 MiB.
+uint64_t L2Bytes() {
+  static const uint64_t bytes = [] {
+    long v = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (v <= 0) return uint64_t{1} << 20;
+    return std::clamp<uint64_t>(static_cast<uint64_t>(v), uint64_t{256} << 10, uint64_t{2} << 20);
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+// kPrefetchMinBytes (kernels/common.h, 512 KiB) but for three cases measured
+// on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
+// xxh3; filters of 32 KiB to 3.5 MiB; each batch row with and without
+// prefetch, medians of 6-8 alternating runs of 5 repetitions, 2026-11-27):
+//   - split256's and split512's inserts, one 512-bit OR a key there, ran 3-19%
+//     faster without prefetch from 512 KiB to 2 MiB (at the 1M-key filter's
+//     1.19 MiB, 10-11%); from 2.5 MiB split256's ran 9-19% slower without it,
+//     split512's even. Their window of keys overlaps L3's latency by itself
+//     until about twice the L2.
+//   - Their queries ran 1-9% faster without prefetch at 512 and 768 KiB and
+//     even at 1 MiB (within 2%): prefetch from the L2's size.
+//   - blocked512's inserts (k scalar ORs into the line) ran 7-11% faster with
+//     prefetch at every size from 32 KiB, where the line is in L1 already.
+// register64 and blocked512 gained 5-20% from prefetch from 768 KiB, and the
+// rest was even at 512 KiB: the default for them. Pinned to avx2 the split
+// rule cost split512's inserts at 1M keys 1.17x their time and split256's
+// 1.09x (their probes take more instructions a key there), so the other
+// targets keep the default, as do the unmeasured ones. The split thresholds
+// follow the L2 (Zen 3's 512 KiB, Sapphire Rapids' 2 MiB), not measured.
+uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
+  if (!avx512) return kPrefetchMinBytes;
+  const bool split = layout == Layout::kSplit256 || layout == Layout::kSplit512;
+  if (split) return insert ? 2 * L2Bytes() : L2Bytes();
+  if (insert && layout == Layout::kBlocked512) return 0;
+  return kPrefetchMinBytes;
 }
 
 bool PinTarget(std::string_view name) {

@@ -36,20 +36,18 @@ namespace HWY_NAMESPACE {
 // 48 against 128 in the kernels (A/B, medians of 2x3): 0.77-1.38x per row, no
 // consistent winner within that noise.
 inline constexpr size_t kPrefetchDistance = 128;
-// Below this size the filter stays in L2 (Zen 3: 512 KiB L2 per core) and
-// software prefetch only adds instructions: a batch then hashes as far ahead
-// but prefetches nothing. The choice is a run-time flag of one pipeline, not a
-// second instantiation of it (per probe type, hash kind and target, they were
-// most of the build: kernels.cc and kernels_insert.cc took 167 and 133 s of
-// the g++ build's 518 CPU-s, 92 and 73 s with the flag). Its branch goes the
-// same way for a whole batch. Measured A/B against the two instantiations
-// (Zen 4 guest, avx3_dl, aes, medians of 6 alternating runs of 5 repetitions,
-// 2026-11-27): 1M keys 1.005x their time at the median of 15 rows (0.89-1.19,
-// the guest's noise); 32 KiB 0.93x (0.77-1.1), as the small filters now hash
-// the look-ahead's 128 keys ahead too. Prefetching every batch instead cost
-// the 32 KiB filters 1.05x at the median of the blocked layouts' rows (up to
+// Whether a batch prefetches (PrefetchMinBytes, kernels/kernels.h: by the
+// filter's size and layout) is a run-time flag of one pipeline, not a second
+// instantiation of it (per probe type, hash kind and target, they were most of
+// the build: kernels.cc and kernels_insert.cc took 167 and 133 s of the g++
+// build's 518 CPU-s, 92 and 73 s with the flag). Its branch goes the same way
+// for a whole batch. Measured A/B against the two instantiations (Zen 4 guest,
+// avx3_dl, aes, medians of 6 alternating runs of 5 repetitions, 2026-11-27):
+// 1M keys 1.005x their time at the median of 15 rows (0.89-1.19, the guest's
+// noise); 32 KiB 0.93x (0.77-1.1), as the small filters now hash the
+// look-ahead's 128 keys ahead too. Prefetching every batch instead cost the
+// 32 KiB filters 1.05x at the median of the blocked layouts' rows (up to
 // 1.18x) and classic's 1.5-2x.
-inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 
 // ---- Concurrent inserts: one locked OR per 64-bit word ------------------------------
 // The reference sets a key's bits with a lock-prefixed OR (relaxed fetch_or)
@@ -391,14 +389,17 @@ HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, con
 
 enum class Mode { kQuery, kInsert, kInsertAtomic };
 
-// Layout switch and prefetch decision (kPrefetchMinBytes), once per batch. `in` holds keys (hashed
+// Layout switch and prefetch decision (PrefetchMinBytes), once per batch. `in` holds keys (hashed
 // here with `hash` and `seed`) if `keys`, else hashes; next[0, nnext) are
 // hashes to prefetch after them. Atomic inserts take hashes only.
 template <Mode kMode>
 HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, const uint64_t* next, size_t nnext,
                              bool keys, uint64_t seed, HashKind hash, uint8_t* out) {
   constexpr bool kInsert = kMode != Mode::kQuery;
-  const bool prefetch = PayloadBytes(f.layout, f.num_blocks) >= kPrefetchMinBytes;
+  constexpr bool kAvx512 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+  const uint64_t min_bytes = kMode == Mode::kInsertAtomic ? kPrefetchMinBytes
+                                                          : PrefetchMinBytes(f.layout, kMode == Mode::kInsert, kAvx512);
+  const bool prefetch = PayloadBytes(f.layout, f.num_blocks) >= min_bytes;
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;

@@ -9,6 +9,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -73,10 +74,29 @@ const size_t kSizes[] = {0,   1,   2,   3,   4,   5,   7,   8,   9,   15,  16,  
                          127, 128, 129, 135, 136, 137, 143, 144, 145, 511, 512, 513, 1000, 4099};
 
 // A block count whose payload (>= 1 MiB) is above the kernels' prefetch
-// threshold, so batches take the prefetching path.
+// thresholds of the layout (kernels::PrefetchMinBytes, for inserts and
+// queries on every target), so its batches take the prefetching path.
 uint64_t PrefetchingBlocks(Layout l) {
-  const uint64_t bits = (uint64_t{1} << 23) + 13;
-  return l == Layout::kClassic ? bits : bits / LayoutBlockBits(l);
+  uint64_t bytes = uint64_t{1} << 20;
+  for (bool insert : {false, true})
+    for (bool avx512 : {false, true}) bytes = std::max(bytes, kernels::PrefetchMinBytes(l, insert, avx512));
+  const uint64_t bits = 8 * bytes + 512 + 13;
+  const uint64_t blocks = l == Layout::kClassic ? bits : bits / LayoutBlockBits(l);
+  EXPECT_GE(LayoutPayloadBytes(l, blocks), bytes) << LayoutName(l);
+  return blocks;
+}
+
+// Whatever this CPU's L2, a filter of 10M keys (12.5 MB at 10 bits a key)
+// prefetches in every batch: each threshold stays below 8 MiB.
+TEST(PrefetchThreshold, BelowEightMiBForEveryLayoutAndOp) {
+  for (Layout l : kAllLayouts) {
+    for (bool insert : {false, true}) {
+      for (bool avx512 : {false, true}) {
+        EXPECT_LT(kernels::PrefetchMinBytes(l, insert, avx512), uint64_t{8} << 20)
+            << LayoutName(l) << " insert=" << insert << " avx512=" << avx512;
+      }
+    }
+  }
 }
 
 TEST_P(Kernels, HashMatchesLibxxhash) {
