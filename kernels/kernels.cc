@@ -208,8 +208,9 @@ uint64_t L2Bytes() {
 // kPrefetchMinBytes (kernels/common.h, 512 KiB) but for three cases measured
 // on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
 // xxh3; filters of 32 KiB to 3.5 MiB; each batch row with and without
-// prefetch, medians of 6-8 alternating runs of 5 repetitions, 2026-11-27):
-//   - split256's and split512's inserts, one 512-bit OR a key there, ran 3-19%
+// prefetch, medians of 6-8 alternating runs of 5 repetitions, 2026-11-27;
+// bench/results/prefetch_threshold_zen4.md):
+//   - split256's and split512's inserts, one 512-bit OR a key there, ran 4-19%
 //     faster without prefetch from 512 KiB to 2 MiB (at the 1M-key filter's
 //     1.19 MiB, 10-11%); from 2.5 MiB split256's ran 9-19% slower without it,
 //     split512's even. Their window of keys overlaps L3's latency by itself
