@@ -220,10 +220,11 @@ uint64_t L2Bytes() {
 //   - blocked512's inserts (k scalar ORs into the line) ran 7-11% faster with
 //     prefetch at every size from 32 KiB, where the line is in L1 already.
 // register64 and blocked512 gained 5-20% from prefetch from 768 KiB, and the
-// rest was even at 512 KiB: the default for them. Pinned to avx2 the split
-// rule cost split512's inserts at 1M keys 1.17x their time and split256's
-// 1.09x (their probes take more instructions a key there), so the other
-// targets keep the default, as do the unmeasured ones. The split thresholds
+// rest was even at 512 KiB: the default for them. Pinned to avx2 (the same
+// sweep) every layout wanted prefetch from 512 KiB (1-10%; 13-33% at 2 MiB)
+// and lost 0-7% to it below 384 KiB, blocked512's inserts too, and the split
+// rule cost split512's inserts at 1M keys 1.17x their time: the other targets
+// keep the default, as do the unmeasured ones (ARM). The split thresholds
 // follow the L2 (Zen 3's 512 KiB, Sapphire Rapids' 2 MiB), not measured.
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   if (!avx512) return kPrefetchMinBytes;
