@@ -21,7 +21,6 @@
 #include "blockbloom/hash.h"
 #include "bench/bench_common.h"
 #include "engine/src/hash_inline.h"
-#include "kernels/common.h"
 #include "kernels/kernels.h"
 
 namespace blockbloom::bench {
@@ -30,7 +29,7 @@ namespace {
 // The kernels' constants (kernels/probe-inl.h; that header is Highway code and
 // cannot be included here): keys hashed per chunk and prefetch look-ahead in
 // keys. The filter size below which they do not prefetch by default is
-// kernels::kPrefetchMinBytes (kernels/common.h, plain C++).
+// kernels::kPrefetchMinBytes (kernels/kernels.h, plain C++).
 constexpr size_t kChunk = 512;
 constexpr size_t kLookAhead = 128;
 using kernels::kPrefetchMinBytes;

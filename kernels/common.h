@@ -30,13 +30,6 @@ inline constexpr size_t kAlign = 64;
 // rounded up to kAlign so that vector loads past the last block stay inside.
 constexpr uint64_t PayloadBytes(Layout l, uint64_t num_blocks) { return LayoutPayloadBytes(l, num_blocks); }
 
-// Below this payload size a filter stays in L2 (Zen 3: 512 KiB per core) and
-// software prefetch only adds instructions: the default threshold of the
-// batch pipelines (kernels.cc PrefetchMinBytes, which varies it by layout;
-// the garden's counting filter, kernels/counting-inl.h) and of the bench's
-// minimal probe (bench/floor_bench.cc).
-inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
-
 // ---- How a reference probe touches a word ------------------------------------
 // Plain loads and stores, or (for filters written by concurrent threads)
 // relaxed atomic loads and fetch_or: queries beside InsertAtomic writers must

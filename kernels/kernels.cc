@@ -205,7 +205,7 @@ uint64_t L2Bytes() {
 
 }  // namespace
 
-// kPrefetchMinBytes (kernels/common.h, 512 KiB) but for three cases measured
+// kPrefetchMinBytes (kernels/kernels.h, 512 KiB) but for three cases measured
 // on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
 // xxh3; filters of 32 KiB to 3.5 MiB; each batch row with and without
 // prefetch, medians of 6-8 alternating runs of 5 repetitions, 2026-11-27;

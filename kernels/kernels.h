@@ -137,14 +137,20 @@ const Ops& Active();
 // name is supported by this CPU.
 bool PinTarget(std::string_view name);
 
+// Below this payload size a filter stays in L2 (Zen 3: 512 KiB per core) and
+// software prefetch only adds instructions: the default threshold of the batch
+// pipelines (PrefetchMinBytes below varies it by layout and target), of the
+// garden's counting filter (kernels/counting-inl.h) and of the bench's minimal
+// probe (bench/floor_bench.cc).
+inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
+
 // The payload size (bytes) from which a batch of `layout` prefetches its lines
 // (kernels/pipeline-inl.h, RunBatch): `insert` for plain inserts, else for
 // queries; `avx512` if the batch runs on an AVX-512 target (avx3, avx3_dl).
-// Atomic inserts take kPrefetchMinBytes (kernels/common.h) whatever the
-// layout. Below it a batch probes in order and the core's window overlaps the
-// cache's latency by itself. Depends on this CPU's L2 size, read once
-// (kernels/kernels.cc says what was measured). It never changes what a batch
-// writes or answers.
+// Atomic inserts take kPrefetchMinBytes whatever the layout. Below it a batch
+// probes in order and the core's window overlaps the cache's latency by
+// itself. Depends on this CPU's L2 size, read once (kernels/kernels.cc says
+// what was measured). It never changes what a batch writes or answers.
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512);
 
 }  // namespace blockbloom::kernels
