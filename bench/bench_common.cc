@@ -44,6 +44,8 @@ std::string RowSpec::Name() const {
            : mode == Mode::kPerKey ? "perkey"
            : mode == Mode::kTyped  ? "typed"
            : mode == Mode::kPerCall ? "percall"
+           : mode == Mode::kBatchPrefetch ? "batchpf"
+           : mode == Mode::kBatchNoPrefetch ? "batchnopf"
                                    : "typedfold")
       .append("/")
       .append(target);

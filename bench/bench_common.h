@@ -46,7 +46,9 @@ enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, 
 // kPerCall (Boost.Bloom's rows only): its per-key insert / may_contain behind
 // one out-of-line call per key, as a run-time dispatched library makes: a
 // reference for kPerKey, what one call a key costs with Boost's own probe.
-enum class Mode { kBatch, kPerKey, kTyped, kTypedFold, kPerCall };
+// kBatchPrefetch / kBatchNoPrefetch ("batchpf" / "batchnopf", --bb_preset=prefetch):
+// batches with prefetch forced on / off (kernels::SetPrefetchPolicy) for the row's runs.
+enum class Mode { kBatch, kPerKey, kTyped, kTypedFold, kPerCall, kBatchPrefetch, kBatchNoPrefetch };
 
 // A filter size: either a byte budget (the cache-level sizes of the issue: the
 // key count is then bytes * 8 / bpk) or a key count (the speed targets' 1M, 10M,

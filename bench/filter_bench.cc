@@ -98,6 +98,14 @@ void FilterRow(benchmark::State& st, const RowSpec& row) {
     empty = std::make_unique<Filter>(Filter::WithBlocks(f.layout(), f.num_blocks(), f.k(), f.hash_kind(), f.seed()));
     empty->Clear();  // writes every page: no first-touch faults in the timed loop
   }
+  // The sweep's rows force the prefetch choice for their own runs only (rows run one at a time).
+  struct Policy {
+    explicit Policy(Mode m) {
+      if (m == Mode::kBatchPrefetch) kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAlways);
+      if (m == Mode::kBatchNoPrefetch) kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kNever);
+    }
+    ~Policy() { kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAuto); }
+  } policy(row.mode);
   PoolWalker walk(pool.size(), st);
   std::vector<uint8_t> out(kIterKeys);
   uint64_t hits = 0;

@@ -130,7 +130,7 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
   const auto buf = g_buffer.Get(std::to_string(bytes), [&] { return std::make_shared<HugeBuffer>(bytes); });
   PinFor(row.target);
   const Buf b{buf->data(), bytes / kLine};
-  const bool prefetch = bytes >= kPrefetchMinBytes;
+  const bool prefetch = kernels::ShouldPrefetch(bytes, kPrefetchMinBytes);
   const std::vector<Key>& pool = AbsentPool<Key>(*pools);
   PoolWalker walk(pool.size(), st);
   std::vector<uint64_t> hbuf(kIterKeys);

@@ -10,6 +10,12 @@
 //   default  the matrix at 10 bits/key (32 KiB .. 1 GiB) plus 8 and 16 bits/key up to
 //            256 MiB and URL keys up to 10M: about 10-15 minutes, peak memory ~2 GiB
 //   full     every layout x size x bits/key x key type x op x mode x target x threads: hours
+//   prefetch each layout's insert and queries at 10 bits/key (u64 keys), every row twice
+//            side by side, with prefetch forced on ("batchpf") and off ("batchnopf"), over
+//            --bb_sizes=LIST (filter sizes such as 256KiB,1.5MiB,4MiB; default 128 KiB to
+//            4 MiB) on --bb_target=NAME (default the best supported): the sweep behind
+//            kernels::PrefetchMinBytes (bench/results/prefetch_threshold_zen4.md), whose
+//            table report.py prints. About 10 s a size and repetition.
 // Custom context in the JSON (read by tools/scripts/report.py): CPU model, compiler,
 // compiled and supported targets, transparent huge pages, and the model's
 // false-positive curve per layout.
@@ -27,6 +33,10 @@
 
 namespace blockbloom::bench {
 namespace {
+
+// The prefetch preset's sizes and target (--bb_sizes, --bb_target).
+std::vector<SizeSpec> g_sweep_sizes;
+std::string g_sweep_target;
 
 const SizeSpec kL1{"32KiB", uint64_t{32} << 10, 0};
 const SizeSpec kL2{"1MiB", uint64_t{1} << 20, 0};
@@ -150,11 +160,66 @@ std::vector<RowSpec> Plan(const std::string& preset) {
           p.Group(url, bpk, s, {.best = kAllQueries, .perkey = kAllQueries, .peer = kAllQueries});
       }
     }
+  } else if (preset == "prefetch") {
+    const std::string target = g_sweep_target.empty() ? FindTargets().best : g_sweep_target;
+    std::vector<RowSpec> rows;
+    for (const SizeSpec& s : g_sweep_sizes)
+      for (Layout layout : kAllLayouts)
+        for (Op op : {ins, qp, qa})
+          for (Mode mode : {Mode::kBatchPrefetch, Mode::kBatchNoPrefetch})
+            rows.push_back({op, std::string(LayoutName(layout)), 10, s, u64, mode, target, 1});
+    return rows;
   } else {
     throw std::invalid_argument("blockbloom: --bb_preset = '" + preset +
-                                "' is unknown: expected quick, default, full or boost");
+                                "' is unknown: expected quick, default, full, boost or prefetch");
   }
   return p.rows();
+}
+
+// --bb_target: a compiled SIMD target this CPU supports (the sweep times the
+// kernels' pipeline, which the scalar reference does not run).
+std::string LowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+void CheckSweepTarget() {
+  if (g_sweep_target.empty()) return;
+  std::string known;
+  for (const TargetInfo& t : CompiledTargets()) {
+    if (!t.supported) continue;
+    if (LowerAscii(t.name) == LowerAscii(g_sweep_target)) {
+      g_sweep_target = std::string(t.name);
+      return;
+    }
+    known.append(known.empty() ? "" : ", ").append(t.name);
+  }
+  throw std::invalid_argument("blockbloom: --bb_target = '" + g_sweep_target +
+                              "' is no compiled target this CPU supports: expected one of " + known);
+}
+
+// --bb_sizes: "256KiB,1.5MiB,..." (a positive number, then KiB, MiB or GiB).
+std::vector<SizeSpec> ParseSizes(const std::string& list) {
+  std::vector<SizeSpec> sizes;
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    const size_t end = std::min(list.find(',', begin), list.size());
+    const std::string item = list.substr(begin, end - begin);
+    char* unit = nullptr;
+    const double value = std::strtod(item.c_str(), &unit);
+    const std::string u = unit != nullptr ? unit : "";
+    const double scale = u == "KiB" ? 1024.0 : u == "MiB" ? 1024.0 * 1024 : u == "GiB" ? 1024.0 * 1024 * 1024 : 0;
+    const double bytes = value * scale;
+    if (scale == 0 || unit == item.c_str() || !(bytes >= 1024) || bytes > 64.0 * 1024 * 1024 * 1024)
+      throw std::invalid_argument("blockbloom: --bb_sizes item '" + item +
+                                  "': expected a size from 1KiB to 64GiB, a number then KiB, MiB or GiB "
+                                  "(e.g. 256KiB,1.5MiB)");
+    sizes.push_back({item, static_cast<uint64_t>(bytes), 0});
+    begin = end + 1;
+  }
+  return sizes;
 }
 
 std::string ReadFirst(const char* path, const std::string& prefix) {
@@ -224,6 +289,8 @@ void AddContext(const std::string& preset) {
 int main(int argc, char** argv) {
   namespace bb = blockbloom::bench;
   std::string preset = "default";
+  bool sizes_given = false;
+  std::string sizes = "128KiB,256KiB,384KiB,512KiB,768KiB,1MiB,1.5MiB,2MiB,2.5MiB,3MiB,4MiB";
   // Our flags first, then the defaults we choose, then the user's Google Benchmark
   // flags (a later flag wins, so the user can override the defaults).
   std::vector<char*> args = {argv[0]};
@@ -231,6 +298,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--bb_preset=", 12) == 0) {
       preset = argv[i] + 12;
+    } else if (std::strncmp(argv[i], "--bb_sizes=", 11) == 0) {
+      sizes = argv[i] + 11;
+      sizes_given = true;
+    } else if (std::strncmp(argv[i], "--bb_target=", 12) == 0) {
+      bb::g_sweep_target = argv[i] + 12;
     } else if (std::strncmp(argv[i], "--bb_hash=", 10) == 0) {
       try {
         bb::SetPairHash(blockbloom::HashFromName(argv[i] + 10, "--bb_hash"));
@@ -242,13 +314,19 @@ int main(int argc, char** argv) {
       owned.emplace_back(argv[i]);
     }
   }
-  const char* min_time = preset == "quick" || preset == "boost" ? "--benchmark_min_time=0.05"
+  const char* min_time = preset == "quick" || preset == "boost" || preset == "prefetch" ? "--benchmark_min_time=0.05"
                          : preset == "full" ? "--benchmark_min_time=0.2"
                                             : "--benchmark_min_time=0.1";
   owned.insert(owned.begin(), min_time);
   for (std::string& s : owned) args.push_back(s.data());
   int n = static_cast<int>(args.size());
   try {
+    if (preset == "prefetch") {
+      bb::g_sweep_sizes = bb::ParseSizes(sizes);
+      bb::CheckSweepTarget();
+    } else if (sizes_given || !bb::g_sweep_target.empty()) {
+      throw std::invalid_argument("blockbloom: --bb_sizes and --bb_target apply to --bb_preset=prefetch only");
+    }
     if (preset == "boost") bb::RegisterBoostPairs();
     for (const bb::RowSpec& row : preset == "boost" ? std::vector<bb::RowSpec>{} : bb::Plan(preset)) {
       if (row.layout == "floor" || row.layout == "hash") {

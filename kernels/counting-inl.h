@@ -211,7 +211,7 @@ HWY_INLINE uint64_t Run(const CountingProbe& p, const uint64_t* HWY_RESTRICT h, 
 template <Op kOp>
 HWY_NOINLINE uint64_t RunBatch(const CountingRef& f, const uint64_t* h, size_t n, uint8_t* out) {
   const CountingProbe p(f);
-  if (f.num_blocks * kLineBytes >= kPrefetchMinBytes) return Run<kOp, true>(p, h, n, out);
+  if (ShouldPrefetch(f.num_blocks * kLineBytes, kPrefetchMinBytes)) return Run<kOp, true>(p, h, n, out);
   return Run<kOp, false>(p, h, n, out);
 }
 

@@ -234,6 +234,21 @@ uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   return kPrefetchMinBytes;
 }
 
+namespace {
+std::atomic<PrefetchPolicy> g_prefetch_policy{PrefetchPolicy::kAuto};
+}  // namespace
+
+bool ShouldPrefetch(uint64_t bytes, uint64_t min_bytes) {
+  switch (g_prefetch_policy.load(std::memory_order_relaxed)) {
+    case PrefetchPolicy::kAlways: return true;
+    case PrefetchPolicy::kNever: return false;
+    case PrefetchPolicy::kAuto: break;
+  }
+  return bytes >= min_bytes;
+}
+
+void SetPrefetchPolicy(PrefetchPolicy policy) { g_prefetch_policy.store(policy, std::memory_order_relaxed); }
+
 bool PinTarget(std::string_view name) {
   if (LowerAscii(name) == "auto") {
     g_active.store(Best(), std::memory_order_release);

@@ -153,6 +153,22 @@ inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 // what was measured). It never changes what a batch writes or answers.
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512);
 
+// Whether a batch over a payload of `bytes` prefetches its lines, given its
+// threshold `min_bytes` (PrefetchMinBytes, or kPrefetchMinBytes): under the
+// default policy, bytes >= min_bytes. Every batch pipeline decides through it
+// once per batch, as does the bench's minimal probe.
+bool ShouldPrefetch(uint64_t bytes, uint64_t min_bytes);
+
+// The bench's prefetch sweep (blockbloom_bench --bb_preset=prefetch) times
+// each batch row with prefetch and without it in one binary, side by side:
+// kAlways and kNever override every threshold above for every batch of this
+// process until kAuto (the default) is set again. A tuning aid, not a
+// setting: the library never calls it. Either path writes and answers
+// exactly what the other does (tests/kernels_test.cc checks both on every
+// target); only the time differs.
+enum class PrefetchPolicy : uint8_t { kAuto, kAlways, kNever };
+void SetPrefetchPolicy(PrefetchPolicy policy);
+
 }  // namespace blockbloom::kernels
 
 #endif  // BLOCKBLOOM_KERNELS_KERNELS_H_

@@ -399,7 +399,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   constexpr bool kAvx512 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
   const uint64_t min_bytes = kMode == Mode::kInsertAtomic ? kPrefetchMinBytes
                                                           : PrefetchMinBytes(f.layout, kMode == Mode::kInsert, kAvx512);
-  const bool prefetch = PayloadBytes(f.layout, f.num_blocks) >= min_bytes;
+  const bool prefetch = ShouldPrefetch(PayloadBytes(f.layout, f.num_blocks), min_bytes);
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;

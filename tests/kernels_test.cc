@@ -99,6 +99,69 @@ TEST(PrefetchThreshold, BelowEightMiBForEveryLayoutAndOp) {
   }
 }
 
+// The bench's sweep overrides the thresholds (kernels::SetPrefetchPolicy);
+// kAuto, the library's only policy, compares the payload with the threshold.
+struct PrefetchPolicyGuard {
+  explicit PrefetchPolicyGuard(kernels::PrefetchPolicy p) { kernels::SetPrefetchPolicy(p); }
+  ~PrefetchPolicyGuard() { kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAuto); }
+};
+
+TEST(PrefetchThreshold, PolicyOverridesTheThresholdUntilAutoAgain) {
+  EXPECT_FALSE(kernels::ShouldPrefetch(1000, 1001));
+  EXPECT_TRUE(kernels::ShouldPrefetch(1001, 1001));
+  {
+    PrefetchPolicyGuard always(kernels::PrefetchPolicy::kAlways);
+    EXPECT_TRUE(kernels::ShouldPrefetch(0, 1001));
+  }
+  {
+    PrefetchPolicyGuard never(kernels::PrefetchPolicy::kNever);
+    EXPECT_FALSE(kernels::ShouldPrefetch(uint64_t{1} << 40, 0));
+  }
+  EXPECT_TRUE(kernels::ShouldPrefetch(1001, 1001));
+}
+
+// Prefetch forced on a cache-sized filter and off a prefetching one: every
+// layout's batches (keys through the fused hash, and hashes) still write and
+// answer exactly what the reference does, so the sweep's rows with and
+// without prefetch time the same work.
+TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
+  const auto keys = RandomKeys(8000, 12);
+  for (kernels::PrefetchPolicy policy : {kernels::PrefetchPolicy::kAlways, kernels::PrefetchPolicy::kNever}) {
+    PrefetchPolicyGuard guard(policy);
+    for (Layout l : kAllLayouts) {
+      const uint32_t k = Ks(l)[Ks(l).size() / 2];
+      for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
+        for (HashKind kind : {HashKind::kXxh3, HashKind::kAes}) {
+          const size_t n = 3000;
+          const uint64_t c = kernels::KeyHashConstant(kind, 5);
+          Payload ref(l, num_blocks, k), got(l, num_blocks, k), got_h(l, num_blocks, k);
+          std::vector<uint64_t> hashes(n);
+          for (size_t i = 0; i < n; ++i) {
+            hashes[i] = kernels::HashU64WithConstant(keys[i], kind, c);
+            kernels::reference::InsertHash(ref.Ref(), hashes[i]);
+          }
+          ops().insert_keys(got.Ref(), keys.data(), n, 5, kind);
+          ops().insert_hashes_ahead(got_h.Ref(), hashes.data(), n, nullptr, 0);
+          const std::string what = std::string(LayoutName(l)) + " " + std::string(HashName(kind)) +
+                                   " blocks=" + std::to_string(num_blocks) +
+                                   (policy == kernels::PrefetchPolicy::kAlways ? " always" : " never");
+          ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << what;
+          ASSERT_EQ(0, std::memcmp(ref.bits, got_h.bits, ref.Bytes())) << what;
+          std::vector<uint8_t> out(n);
+          const size_t hits = ops().query_keys(got.Ref(), keys.data() + n, n, 5, kind, out.data());
+          size_t expect = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::HashU64WithConstant(keys[n + i], kind, c));
+            ASSERT_EQ(out[i], want ? 1 : 0) << what << " i=" << i;
+            expect += want;
+          }
+          EXPECT_EQ(hits, expect) << what;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(Kernels, HashMatchesLibxxhash) {
   const auto keys = RandomKeys(4099, 1);
   for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {

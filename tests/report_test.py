@@ -423,6 +423,21 @@ class ReportTest(unittest.TestCase):
         lines = "\n".join(report.target_lines(report.Results(run)))
         self.assertRegex(lines, r"\| AVX2 within 1.3x of AVX-512 \| not run: no \w+ rows on avx2 at 1Mkeys \| - \|")
 
+    def test_the_prefetch_sweep_divides_each_cell_on_by_off_in_size_order(self):
+        rows = []
+        for size, on, off in (("2MiB", 0.8, 1.0), ("1.5MiB", 1.2, 1.0), ("256KiB", 1.1, 1.0)):
+            for op in ("insert", "query_absent", "query_present"):
+                rows.append(row(op, "split256", size, "avx2", on, mode="batchpf"))
+                rows.append(row(op, "split256", size, "avx2", off, mode="batchnopf"))
+        rows.append(row("insert", "register64", "2MiB", "avx2", 1.0, mode="batchpf"))  # its twin missing
+        res = report.Results({"context": {"targets_supported": "avx2"}, "benchmarks": rows})
+        lines = "\n".join(report.prefetch_table(res))
+        self.assertIn("| layout | op | 256KiB | 1.5MiB | 2MiB |", lines)
+        self.assertIn("| split256 | insert | 1.10 | 1.20 | 0.80 |", lines)
+        self.assertNotIn("register64", lines)  # no cell with both twins: no line
+        self.assertEqual(report.size_bytes("1.5MiB", 10), 1.5 * (1 << 20))
+        self.assertEqual(report.prefetch_table(report.Results(quick_run())), [])
+
 
 if __name__ == "__main__":
     unittest.main()

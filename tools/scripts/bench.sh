@@ -9,6 +9,9 @@
 #              up to 256 MiB, URL keys up to 10M keys: ~10-15 min, peak memory ~2 GiB
 #   --quick    the speed-target points (1M, 10M, 100M keys): a few minutes
 #   --full     every layout x size x bits/key x key type x op x mode x target x threads: hours
+#   --prefetch each layout's batches with prefetch forced on and off, side by side, 128 KiB to
+#              4 MiB (sizes: -- --bb_sizes=256KiB,1.5MiB,...; target: -- --bb_target=avx2):
+#              ~3 min with -- --benchmark_repetitions=5; report.md tabulates on / off
 #   --out DIR  where results.json, run.json, bench.log, report.md and the PNGs go (default
 #              bench/local, not tracked by git; the figures of docs/benchmarks.md are a named run
 #              published with --out bench/results)
@@ -24,10 +27,11 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) preset=quick ;;
     --full) preset=full ;;
+    --prefetch) preset=prefetch ;;
     --out) out=$2; shift ;;
     --build) build=$2; shift ;;
     --) shift; extra=("$@"); break ;;
-    *) echo "bench.sh: unknown option '$1' (expected --quick, --full, --out DIR, --build DIR, -- FLAGS)" >&2; exit 2 ;;
+    *) echo "bench.sh: unknown option '$1' (expected --quick, --full, --prefetch, --out DIR, --build DIR, -- FLAGS)" >&2; exit 2 ;;
   esac
   shift
 done

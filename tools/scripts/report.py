@@ -58,7 +58,7 @@ T_BOUND = 1.1  # at 100M keys, batches within this of the bound of the same work
 T_SIMD = 4.0  # SIMD over the scalar reference at 1M keys
 T_AVX2 = 1.3  # AVX2 within this of AVX-512
 T_URL = 1.25  # URL keys within this of hash-only
-SIZE_RE = re.compile(r"^(\d+)(KiB|MiB|GiB|Mkeys)$")
+SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)(KiB|MiB|GiB|Mkeys)$")
 UNIT = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 
 
@@ -67,7 +67,7 @@ def size_bytes(label, bpk):
     m = SIZE_RE.match(label)
     if not m:
         return float("nan")
-    v, u = int(m.group(1)), m.group(2)
+    v, u = float(m.group(1)), m.group(2)
     return v * 1_000_000 * bpk / 8 if u == "Mkeys" else v * UNIT[u]
 
 
@@ -346,6 +346,34 @@ def threads_table(res):
         n += 1
         lines.append(f"| {r.layout} | {r.size} | {r.op} | {one.rate / 1e6:.1f} | {r.rate / 1e6:.1f} | {r.rate / one.rate:.2f}x |")
     return lines + [""] if n else []
+
+
+def prefetch_table(res):
+    """--bb_preset=prefetch: each batch row's time with prefetch forced on over its time with it off."""
+    pf = [r for r in res.rows.values() if r.mode == "batchpf"]
+    if not pf:
+        return []
+    lines = ["## Prefetch or not (--bb_preset=prefetch)", "",
+             "Each cell: the batch's time with prefetch forced on / with it forced off (medians, side by side in "
+             "this run; below 1: prefetch is faster). The library chooses by size (kernels::PrefetchMinBytes); "
+             "this table is what that choice is measured against.", ""]
+    for target in sorted({r.target for r in pf}):
+        rows = [r for r in pf if r.target == target]
+        sizes = sorted({r.size for r in rows}, key=lambda x: size_bytes(x, 10))
+        lines += [f"### {target}", "", "| layout | op | " + " | ".join(sizes) + " |",
+                  "| --- | --- | " + " | ".join("---" for _ in sizes) + " |"]
+        layouts = sorted({r.layout for r in rows}, key=lambda x: LAYOUTS.index(x) if x in LAYOUTS else 99)
+        for lay in layouts:
+            for op in ("insert", "query_absent", "query_present"):
+                cells = []
+                for size in sizes:
+                    on = res.get(op, lay, 10, size, mode="batchpf", target=target)
+                    off = res.get(op, lay, 10, size, mode="batchnopf", target=target)
+                    cells.append(f"{ratio(on, off):.2f}" if on and off else "-")
+                if any(c != "-" for c in cells):
+                    lines.append(f"| {lay} | {op} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
 
 
 def compact_table(res, bpk=10, keys="u64"):
@@ -1018,6 +1046,7 @@ def main(argv):
     md += ["## Plots", ""] + [f"{t}:\n\n![{t}]({n})\n" for t, n in plots]
     md += boost_table(res)
     md += boost_goals(res)
+    md += prefetch_table(res)
     md += ["## Tables", ""]
     md += main_table(res, 10, "u64", "uint64 keys, 10 bits/key")
     md += threads_table(res)
