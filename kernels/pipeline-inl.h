@@ -36,6 +36,16 @@ namespace HWY_NAMESPACE {
 // 48 against 128 in the kernels (A/B, medians of 2x3): 0.77-1.38x per row, no
 // consistent winner within that noise.
 inline constexpr size_t kPrefetchDistance = 128;
+// The look-ahead of probe P, in keys: kPrefetchDistance, or P::kPrefetchKeys
+// for a probe that touches several lines a key (classic: k of them).
+template <class P>
+constexpr size_t AheadOf() {
+  if constexpr (requires { P::kPrefetchKeys; }) {
+    return P::kPrefetchKeys;
+  } else {
+    return kPrefetchDistance;
+  }
+}
 // Whether a batch prefetches (PrefetchMinBytes, kernels/kernels.h: by the
 // filter's size and layout) is a run-time flag of one pipeline, not a second
 // instantiation of it (per probe type, hash kind and target, they were most of
@@ -70,6 +80,7 @@ concept AtomicByWord64 = requires { P::kBlockShift; } && P::kAtomicByWord64;
 template <class P>
 class AtomicInsertProbe {
  public:
+  static constexpr size_t kPrefetchKeys = AheadOf<P>();
   explicit AtomicInsertProbe(const FilterRef& f) : p_(f), f_(f) {}
   AtomicInsertProbe(const AtomicInsertProbe&) = delete;
   AtomicInsertProbe& operator=(const AtomicInsertProbe&) = delete;
@@ -289,7 +300,8 @@ class HashSource {
 template <bool kInsert, class P, class Source>
 HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, size_t n, const uint64_t* next,
                           size_t nnext, bool prefetch, uint8_t* out) {
-  constexpr size_t kAhead = kPrefetchDistance;
+  constexpr size_t kAhead = AheadOf<P>();
+  static_assert(kAhead % kStep == 0 && kAhead <= kPrefetchDistance);
   constexpr bool kAddresses = HasBlockAddresses<P>;
   HWY_ALIGN uint64_t ring[kRing];                    // the hashes KeySource makes (HashSource: unused)
   HWY_ALIGN uint64_t addr[kAddresses ? kRing : 1];  // addr[j & kRingMask]: key j's block address
@@ -378,8 +390,8 @@ HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, con
     const HashSource<P> src(f, h);
     return RunRing<kInsert>(p, src, h, n, next, nnext, prefetch, out);
   } else if (prefetch) {
-    PrimeAhead<kPrefetchDistance, kInsert>(p, h, n);
-    PrefetchAhead<kPrefetchDistance, kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
+    PrimeAhead<AheadOf<P>(), kInsert>(p, h, n);
+    PrefetchAhead<AheadOf<P>(), kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
     return CountHits<kInsert>(out, n);
   } else {
     PrefetchAhead<0, kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
