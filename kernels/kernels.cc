@@ -226,10 +226,11 @@ uint64_t L2Bytes() {
 // rule cost split512's inserts at 1M keys 1.17x their time: the other targets
 // keep the default, as do the unmeasured ones (ARM). The split thresholds
 // follow the L2 (Zen 3's 512 KiB, Sapphire Rapids' 2 MiB), not measured.
-// classic (k lines a key, k prefetches a key) on every target: prefetch cost
-// its batches 2-46% up to 4 MiB and gained 1-3% at 6 MiB, 12-67% beyond, on
-// avx3_dl and pinned to avx2 alike (the bench's --bb_preset=prefetch, medians
-// of 3, 2026-11-27; bench/results/prefetch_threshold_zen4.md).
+// classic (k lines a key, k prefetches a key) on every target: 16 keys ahead,
+// prefetch cost its batches 0-44% up to 4 MiB and gained 1-3% at 6 MiB,
+// 12-67% at 8-32 MiB (0.86-1.01x at 128 MiB), on avx3_dl and pinned to avx2
+// alike (the bench's --bb_preset=prefetch, medians of 3, 2026-11-27;
+// bench/results/prefetch_threshold_zen4.md).
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   if (layout == Layout::kClassic) return uint64_t{6} << 20;
   if (!avx512) return kPrefetchMinBytes;
