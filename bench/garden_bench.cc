@@ -5,6 +5,9 @@
 // come from one run on one machine state.
 //
 //   build/.../bench/garden_bench --benchmark_filter='1M' --benchmark_min_time=0.5
+// and the blocked counting filter's batches with prefetch forced on and off by size:
+//   build/.../bench/garden_bench --benchmark_filter='^sweep/' --benchmark_repetitions=15
+//                                --benchmark_enable_random_interleaving=true --benchmark_min_time=0.05
 //
 // Each iteration handles kChunk keys from a pool of 1M (present keys for
 // inserts and "present" queries, disjoint keys for "absent"); items_per_second
@@ -15,12 +18,14 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "blockbloom/filter.h"
 #include "blockbloom/garden.h"
+#include "kernels/kernels.h"
 
 namespace {
 
@@ -184,6 +189,45 @@ BENCHMARK(BM_Blocked_RemoveInsertBatch)->Name("1M/blocked_counting/remove+insert
 BENCHMARK(BM_QueryBatch<&Blocked>)->Name("1M/blocked_counting/query_batch")->ArgName("present")->Arg(0)->Arg(1);
 BENCHMARK(BM_Blocked_CountBatch)->Name("1M/blocked_counting/count_batch");
 BENCHMARK(BM_Blocked_PerKey)->Name("1M/blocked_counting/query_per_key")->ArgName("present")->Arg(0)->Arg(1);
+
+// Prefetch or not, by size: the blocked counting filter's batches prefetch from
+// kernels::kPrefetchMinBytes (kernels/counting-inl.h); these rows force it on
+// and off (kernels::SetPrefetchPolicy, for the row's runs) at 16K-1M keys.
+// Args: keys, prefetch (1 on, 0 off), query (1: absent keys, 0: inserts, each
+// pass over the row's keys into an emptied filter).
+void BM_Blocked_Prefetch(benchmark::State& st) {
+  const uint64_t n = static_cast<uint64_t>(st.range(0));
+  static std::map<uint64_t, std::pair<std::vector<uint64_t>, std::unique_ptr<g::BlockedCountingFilter>>> built;
+  auto& [keys, filter] = built[n];
+  if (!filter) {
+    keys.assign(Present().begin(), Present().begin() + static_cast<std::ptrdiff_t>(n));
+    filter = std::make_unique<g::BlockedCountingFilter>(g::BlockedCountingFilter::ForKeys(n, kFpr));
+    filter->InsertBatch(keys);
+  }
+  g::BlockedCountingFilter& f = *filter;
+  blockbloom::kernels::SetPrefetchPolicy(st.range(1) ? blockbloom::kernels::PrefetchPolicy::kAlways
+                                                     : blockbloom::kernels::PrefetchPolicy::kNever);
+  if (st.range(2)) {
+    Walk w(Absent());
+    std::vector<uint8_t> out(kChunk);
+    for (auto _ : st) benchmark::DoNotOptimize(f.MayContainBatch(w.Next(), out));
+  } else {
+    Walk w(keys);
+    for (auto _ : st) {
+      const auto chunk = w.Next();
+      ClearOnWrap(st, w, f);
+      f.InsertBatch(chunk);
+    }
+    f.Clear();  // past the timed loop: leave the filter of its keys for the next row of this size
+    f.InsertBatch(keys);
+  }
+  blockbloom::kernels::SetPrefetchPolicy(blockbloom::kernels::PrefetchPolicy::kAuto);
+  Finish(st, f.byte_size());
+}
+BENCHMARK(BM_Blocked_Prefetch)
+    ->Name("sweep/blocked_counting")
+    ->ArgNames({"keys", "prefetch", "query"})
+    ->ArgsProduct({{1 << 14, 1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20}, {1, 0}, {0, 1}});
 
 // ---- Classic counting: per key and the prefetched hash batches ----------------------------
 

@@ -140,8 +140,9 @@ bool PinTarget(std::string_view name);
 // Below this payload size a filter stays in L2 (Zen 3: 512 KiB per core) and
 // software prefetch only adds instructions: the default threshold of the batch
 // pipelines (PrefetchMinBytes below varies it by layout and target), of the
-// garden's counting filter (kernels/counting-inl.h) and of the bench's minimal
-// probe (bench/floor_bench.cc).
+// garden's blocked counting filter (kernels/counting-inl.h; its own sweep on
+// the Zen 4 guest put the crossover between 347 and 694 KiB) and of the bench's
+// minimal probe (bench/floor_bench.cc).
 inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 
 // The payload size (bytes) from which a batch of `layout` prefetches its lines

@@ -29,36 +29,49 @@ std::vector<uint64_t> Range(uint64_t from, uint64_t n) {
   return v;
 }
 
+// On every target, with the batches' prefetch as the size picks it (128 KiB:
+// none) and forced on and off (kernels::SetPrefetchPolicy), so both of the
+// pipeline's paths are checked.
 TEST(GardenBlockedCounting, BatchesEqualPerKeyCallsOnEveryTarget) {
   const auto keys = Range(0, 30000);
   const auto probes = Range(kAbsentBase, 30000);
   BlockedCountingFilter one(2000, 7);
   for (uint64_t x : keys) one.Insert(x);
   for (uint64_t x = 0; x < keys.size(); x += 3) ASSERT_TRUE(one.Remove(x));
+  struct Restore {
+    ~Restore() {
+      kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAuto);
+      kernels::PinTarget("auto");
+    }
+  } restore;
   for (const kernels::Ops* t : kernels::CompiledTargets()) {
     if (!kernels::Supported(*t)) continue;
     ASSERT_TRUE(kernels::PinTarget(t->name));
     ASSERT_STREQ(kernels::counting::ActiveCounting().name, t->name) << "the counting kernels follow the pin";
-    BlockedCountingFilter batch(2000, 7);
-    batch.InsertBatch(keys);
-    std::vector<uint64_t> gone;
-    for (uint64_t x = 0; x < keys.size(); x += 3) gone.push_back(x);
-    std::vector<uint8_t> removed(gone.size());
-    EXPECT_EQ(batch.RemoveBatch(gone, removed), gone.size()) << t->name;
-    EXPECT_TRUE(batch == one) << t->name;
-    EXPECT_EQ(batch.saturations(), one.saturations()) << t->name;
-    std::vector<uint8_t> out(probes.size()), counts(keys.size());
-    const size_t hits = batch.MayContainBatch(probes, out);
-    size_t expect = 0;
-    for (size_t i = 0; i < probes.size(); ++i) {
-      ASSERT_EQ(out[i] != 0, one.MayContain(probes[i])) << t->name;
-      expect += out[i];
+    for (kernels::PrefetchPolicy policy :
+         {kernels::PrefetchPolicy::kAuto, kernels::PrefetchPolicy::kAlways, kernels::PrefetchPolicy::kNever}) {
+      kernels::SetPrefetchPolicy(policy);
+      const std::string what = std::string(t->name) + " prefetch policy " + std::to_string(static_cast<int>(policy));
+      BlockedCountingFilter batch(2000, 7);
+      batch.InsertBatch(keys);
+      std::vector<uint64_t> gone;
+      for (uint64_t x = 0; x < keys.size(); x += 3) gone.push_back(x);
+      std::vector<uint8_t> removed(gone.size());
+      EXPECT_EQ(batch.RemoveBatch(gone, removed), gone.size()) << what;
+      EXPECT_TRUE(batch == one) << what;
+      EXPECT_EQ(batch.saturations(), one.saturations()) << what;
+      std::vector<uint8_t> out(probes.size()), counts(keys.size());
+      const size_t hits = batch.MayContainBatch(probes, out);
+      size_t expect = 0;
+      for (size_t i = 0; i < probes.size(); ++i) {
+        ASSERT_EQ(out[i] != 0, one.MayContain(probes[i])) << what;
+        expect += out[i];
+      }
+      EXPECT_EQ(hits, expect) << what;
+      batch.CountBatch(keys, counts);
+      for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(counts[i], one.Count(keys[i])) << what;
     }
-    EXPECT_EQ(hits, expect);
-    batch.CountBatch(keys, counts);
-    for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(counts[i], one.Count(keys[i])) << t->name;
   }
-  kernels::PinTarget("auto");
 }
 
 TEST(GardenBlockedCounting, StringKeysAndOtherHashesBatchLikePerKey) {
