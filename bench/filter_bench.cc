@@ -99,13 +99,9 @@ void FilterRow(benchmark::State& st, const RowSpec& row) {
     empty->Clear();  // writes every page: no first-touch faults in the timed loop
   }
   // The sweep's rows force the prefetch choice for their own runs only (rows run one at a time).
-  struct Policy {
-    explicit Policy(Mode m) {
-      if (m == Mode::kBatchPrefetch) kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAlways);
-      if (m == Mode::kBatchNoPrefetch) kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kNever);
-    }
-    ~Policy() { kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAuto); }
-  } policy(row.mode);
+  const kernels::ScopedPrefetchPolicy policy(row.mode == Mode::kBatchPrefetch     ? kernels::PrefetchPolicy::kAlways
+                                             : row.mode == Mode::kBatchNoPrefetch ? kernels::PrefetchPolicy::kNever
+                                                                                  : kernels::PrefetchPolicy::kAuto);
   PoolWalker walk(pool.size(), st);
   std::vector<uint8_t> out(kIterKeys);
   uint64_t hits = 0;

@@ -205,8 +205,8 @@ void BM_Blocked_Prefetch(benchmark::State& st) {
     filter->InsertBatch(keys);
   }
   g::BlockedCountingFilter& f = *filter;
-  blockbloom::kernels::SetPrefetchPolicy(st.range(1) ? blockbloom::kernels::PrefetchPolicy::kAlways
-                                                     : blockbloom::kernels::PrefetchPolicy::kNever);
+  const blockbloom::kernels::ScopedPrefetchPolicy policy(st.range(1) ? blockbloom::kernels::PrefetchPolicy::kAlways
+                                                                      : blockbloom::kernels::PrefetchPolicy::kNever);
   if (st.range(2)) {
     Walk w(Absent());
     std::vector<uint8_t> out(kChunk);
@@ -221,7 +221,6 @@ void BM_Blocked_Prefetch(benchmark::State& st) {
     f.Clear();  // past the timed loop: leave the filter of its keys for the next row of this size
     f.InsertBatch(keys);
   }
-  blockbloom::kernels::SetPrefetchPolicy(blockbloom::kernels::PrefetchPolicy::kAuto);
   Finish(st, f.byte_size());
 }
 BENCHMARK(BM_Blocked_Prefetch)

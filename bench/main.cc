@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -177,27 +178,18 @@ std::vector<RowSpec> Plan(const std::string& preset) {
 }
 
 // --bb_target: a compiled SIMD target this CPU supports (the sweep times the
-// kernels' pipeline, which the scalar reference does not run).
-std::string LowerAscii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
+// kernels' pipeline, which the scalar reference does not run), by its canonical name.
 void CheckSweepTarget() {
   if (g_sweep_target.empty()) return;
-  std::string known;
-  for (const TargetInfo& t : CompiledTargets()) {
-    if (!t.supported) continue;
-    if (LowerAscii(t.name) == LowerAscii(g_sweep_target)) {
-      g_sweep_target = std::string(t.name);
-      return;
-    }
-    known.append(known.empty() ? "" : ", ").append(t.name);
+  try {
+    PinTarget(g_sweep_target);
+  } catch (const std::invalid_argument& e) {  // it names the targets this CPU supports
+    std::string why = e.what();
+    if (why.rfind("blockbloom: ", 0) == 0) why.erase(0, 12);
+    throw std::invalid_argument("blockbloom: --bb_target: " + why);
   }
-  throw std::invalid_argument("blockbloom: --bb_target = '" + g_sweep_target +
-                              "' is no compiled target this CPU supports: expected one of " + known);
+  g_sweep_target = std::string(ActiveTarget());
+  PinTarget("auto");
 }
 
 // --bb_sizes: "256KiB,1.5MiB,..." (a positive number, then KiB, MiB or GiB).

@@ -169,6 +169,14 @@ bool ShouldPrefetch(uint64_t bytes, uint64_t min_bytes);
 // target); only the time differs.
 enum class PrefetchPolicy : uint8_t { kAuto, kAlways, kNever };
 void SetPrefetchPolicy(PrefetchPolicy policy);
+// Sets `policy` for its scope, then kAuto again (the bench's rows, the tests).
+class ScopedPrefetchPolicy {
+ public:
+  explicit ScopedPrefetchPolicy(PrefetchPolicy policy) { SetPrefetchPolicy(policy); }
+  ~ScopedPrefetchPolicy() { SetPrefetchPolicy(PrefetchPolicy::kAuto); }
+  ScopedPrefetchPolicy(const ScopedPrefetchPolicy&) = delete;
+  ScopedPrefetchPolicy& operator=(const ScopedPrefetchPolicy&) = delete;
+};
 
 }  // namespace blockbloom::kernels
 

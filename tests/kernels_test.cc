@@ -101,20 +101,16 @@ TEST(PrefetchThreshold, BelowEightMiBForEveryLayoutAndOp) {
 
 // The bench's sweep overrides the thresholds (kernels::SetPrefetchPolicy);
 // kAuto, the library's only policy, compares the payload with the threshold.
-struct PrefetchPolicyGuard {
-  explicit PrefetchPolicyGuard(kernels::PrefetchPolicy p) { kernels::SetPrefetchPolicy(p); }
-  ~PrefetchPolicyGuard() { kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAuto); }
-};
 
 TEST(PrefetchThreshold, PolicyOverridesTheThresholdUntilAutoAgain) {
   EXPECT_FALSE(kernels::ShouldPrefetch(1000, 1001));
   EXPECT_TRUE(kernels::ShouldPrefetch(1001, 1001));
   {
-    PrefetchPolicyGuard always(kernels::PrefetchPolicy::kAlways);
+    kernels::ScopedPrefetchPolicy always(kernels::PrefetchPolicy::kAlways);
     EXPECT_TRUE(kernels::ShouldPrefetch(0, 1001));
   }
   {
-    PrefetchPolicyGuard never(kernels::PrefetchPolicy::kNever);
+    kernels::ScopedPrefetchPolicy never(kernels::PrefetchPolicy::kNever);
     EXPECT_FALSE(kernels::ShouldPrefetch(uint64_t{1} << 40, 0));
   }
   EXPECT_TRUE(kernels::ShouldPrefetch(1001, 1001));
@@ -127,7 +123,7 @@ TEST(PrefetchThreshold, PolicyOverridesTheThresholdUntilAutoAgain) {
 TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
   const auto keys = RandomKeys(8000, 12);
   for (kernels::PrefetchPolicy policy : {kernels::PrefetchPolicy::kAlways, kernels::PrefetchPolicy::kNever}) {
-    PrefetchPolicyGuard guard(policy);
+    kernels::ScopedPrefetchPolicy guard(policy);
     for (Layout l : kAllLayouts) {
       const uint32_t k = Ks(l)[Ks(l).size() / 2];
       for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {

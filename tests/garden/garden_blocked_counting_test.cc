@@ -38,19 +38,13 @@ TEST(GardenBlockedCounting, BatchesEqualPerKeyCallsOnEveryTarget) {
   BlockedCountingFilter one(2000, 7);
   for (uint64_t x : keys) one.Insert(x);
   for (uint64_t x = 0; x < keys.size(); x += 3) ASSERT_TRUE(one.Remove(x));
-  struct Restore {
-    ~Restore() {
-      kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAuto);
-      kernels::PinTarget("auto");
-    }
-  } restore;
   for (const kernels::Ops* t : kernels::CompiledTargets()) {
     if (!kernels::Supported(*t)) continue;
     ASSERT_TRUE(kernels::PinTarget(t->name));
     ASSERT_STREQ(kernels::counting::ActiveCounting().name, t->name) << "the counting kernels follow the pin";
     for (kernels::PrefetchPolicy policy :
          {kernels::PrefetchPolicy::kAuto, kernels::PrefetchPolicy::kAlways, kernels::PrefetchPolicy::kNever}) {
-      kernels::SetPrefetchPolicy(policy);
+      const kernels::ScopedPrefetchPolicy scoped(policy);
       const std::string what = std::string(t->name) + " prefetch policy " + std::to_string(static_cast<int>(policy));
       BlockedCountingFilter batch(2000, 7);
       batch.InsertBatch(keys);
@@ -72,6 +66,7 @@ TEST(GardenBlockedCounting, BatchesEqualPerKeyCallsOnEveryTarget) {
       for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(counts[i], one.Count(keys[i])) << what;
     }
   }
+  kernels::PinTarget("auto");
 }
 
 TEST(GardenBlockedCounting, StringKeysAndOtherHashesBatchLikePerKey) {
