@@ -211,6 +211,17 @@ concept HasBlockAddresses = requires(const P& p, uint8_t* b, uint64_t h) {
   p.InsertAt(b, h);
 };
 
+// Probes that take a whole step at once: ProbeStep<kInsert>(addr, h, out)
+// probes the kStep keys whose hashes are h[0, kStep) and whose blocks are at
+// addr[0, kStep), in order (a later key's insert sees an earlier one's bits),
+// writing out[0, kStep) when querying (register64: the masks of the step's keys
+// computed in vector lanes, a key per lane).
+template <class P>
+concept HasProbeStep = requires(const P& p, const uint64_t* a, uint8_t* o) {
+  p.template ProbeStep<true>(a, a, o);
+  p.template ProbeStep<false>(a, a, o);
+};
+
 // Where the ring's steps get their hashes. Fill(j, len, ring, addr) makes the
 // hashes of [j, j + len) (j % kStep == 0) and, for HasBlockAddresses probes,
 // their blocks' addresses at addr + (j & kRingMask); Hashes(ring, i) points at
@@ -335,9 +346,15 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
     if constexpr (kAddresses) {
       const uint64_t* HWY_RESTRICT now_addr = addr + (i & kRingMask);
       const uint64_t* HWY_RESTRICT ahead_addr = addr + ((i + kAhead) & kRingMask);
-      for (size_t j = 0; j < kStep; ++j) {
-        if (prefetch) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
-        ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
+      if constexpr (HasProbeStep<P>) {
+        if (prefetch)
+          for (size_t j = 0; j < kStep; ++j) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
+        p.template ProbeStep<kInsert>(now_addr, now, kInsert ? nullptr : out + i);
+      } else {
+        for (size_t j = 0; j < kStep; ++j) {
+          if (prefetch) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
+          ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
+        }
       }
     } else {
       const uint64_t* HWY_RESTRICT ahead = src.Hashes(ring, i + kAhead);
