@@ -205,7 +205,7 @@ uint64_t L2Bytes() {
 
 }  // namespace
 
-// kPrefetchMinBytes (kernels/kernels.h, 512 KiB) but for three cases measured
+// kPrefetchMinBytes (kernels/kernels.h, 512 KiB) but for four cases measured
 // on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
 // xxh3; filters of 32 KiB to 3.5 MiB; each batch row with and without
 // prefetch, medians of 6-8 alternating runs of 5 repetitions, 2026-11-27;
@@ -219,9 +219,15 @@ uint64_t L2Bytes() {
 //     even at 1 MiB (within 2%): prefetch from the L2's size.
 //   - blocked512's inserts (k scalar ORs into the line) ran 7-11% faster with
 //     prefetch at every size from 32 KiB, where the line is in L1 already.
-// register64 and blocked512 gained 5-20% from prefetch from 768 KiB, and the
-// rest was even at 512 KiB: the default for them. Pinned to avx2 (the same
-// sweep) every layout wanted prefetch from 512 KiB (1-10%; 13-33% at 2 MiB)
+//   - register64's inserts, one OR a key in general registers since its batch
+//     probes a step of 8 keys at once (kernels/register64-inl.h), ran 11-20%
+//     faster without prefetch from 384 KiB to 1.5 MiB and 4-16% slower from
+//     2 MiB (the same sweep, 5 repetitions, after that change): the split rule.
+// register64's queries (0.9-1.19x either way) and blocked512's gained 5-20%
+// from prefetch from 768 KiB, and the rest was even at 512 KiB: the default
+// for them. Pinned to avx2 (the same sweep) every layout wanted prefetch from
+// 512 KiB (1-10%; 13-33% at 2 MiB; register64's inserts with the step of 8
+// keys too, 0.85-0.94x from 768 KiB)
 // and lost 0-7% to it below 384 KiB, blocked512's inserts too, and the split
 // rule cost split512's inserts at 1M keys 1.17x their time: the other targets
 // keep the default, as do the unmeasured ones (ARM). The split thresholds
@@ -235,7 +241,8 @@ uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   if (layout == Layout::kClassic) return uint64_t{6} << 20;
   if (!avx512) return kPrefetchMinBytes;
   const bool split = layout == Layout::kSplit256 || layout == Layout::kSplit512;
-  if (split) return insert ? 2 * L2Bytes() : L2Bytes();
+  if (insert && (split || layout == Layout::kRegister64)) return 2 * L2Bytes();
+  if (split) return L2Bytes();
   if (insert && layout == Layout::kBlocked512) return 0;
   return kPrefetchMinBytes;
 }
