@@ -26,19 +26,22 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// A line about to be read, or (kWrite) read and rewritten. The write form
-// compiles to PREFETCHT0, a read, on x86 (the targets' flags lack "prfchw").
-// PREFETCHW in assembly gained nothing for batch inserts on Zen 5 (1M and 10M
-// keys within 3% for each layout, as much as Boost's unchanged rows moved
-// between the two builds; 100M 0-8% slower), so batches keep this form; a
-// single key's insert may take PREFETCHW (InsertAlone below).
+// A line about to be read, or (kWrite) read and rewritten, asked into the L2
+// (locality 2: PREFETCHT1 on x86, a read in both forms as the targets' flags
+// lack "prfchw"; PRFM PLDL2KEEP / PSTL2KEEP on AArch64), not the L1. A batch
+// keeps 128 keys' lines in flight; asked into the L1 (PREFETCHT0) they queue
+// for its few miss buffers, while the L2 tracks more misses at once, and the
+// probe, 128 keys later, finds the line in the L2. Measured A/B (Zen 4 guest,
+// avx3_dl, aes, medians of 2-3 alternating runs of 5 repetitions, 2026-11-27):
+// at 100M keys every batch row took 0.45-0.69x its time with T0 (split256
+// 8.6-9.2 -> 4.5-4.6 ns/key, register64 8.9-9.8 -> 4.4-4.7, split512 9.2-10.4
+// -> 6.4-6.6), at 10M 0.57-0.83x, at 1M 0.95-1.03x. PREFETCHW in assembly
+// gained nothing for batch inserts on Zen 5 (1M and 10M keys within 3% for each
+// layout; 100M 0-8% slower), so batches keep the read form; a single key's
+// insert may take PREFETCHW (InsertAlone below).
 template <bool kWrite>
 HWY_INLINE void PrefetchLine(const void* p) {
-  if constexpr (kWrite) {
-    __builtin_prefetch(p, 1, 3);
-  } else {
-    hwy::Prefetch(p);
-  }
+  __builtin_prefetch(p, kWrite ? 1 : 0, 2);
 }
 
 // Blocked layouts: Prefetch is that of the one line holding Block(hash).
