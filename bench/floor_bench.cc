@@ -57,9 +57,11 @@ inline uint64_t Touch(const Buf& b, uint64_t h) {
   return 0;
 }
 
+// Into the L2 (locality 2), as the filters' batches ask for their lines
+// (kernels/probe-inl.h PrefetchLine): the minimal probe of the same work.
 template <LineOp kOp>
 inline void Prefetch(const Buf& b, uint64_t h) {
-  __builtin_prefetch(b.Line(h), kOp == LineOp::kRead ? 0 : 1, 3);
+  __builtin_prefetch(b.Line(h), kOp == LineOp::kRead ? 0 : 1, 2);
 }
 
 // Hashes keys[begin, begin + len) into out.
