@@ -205,6 +205,18 @@ uint64_t L2Bytes() {
 
 }  // namespace
 
+uint64_t FarMinBytes() {
+  static const uint64_t bytes = [] {
+    long v = 0;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    if (v <= 0) return uint64_t{32} << 20;
+    return std::clamp<uint64_t>(static_cast<uint64_t>(v), uint64_t{16} << 20, uint64_t{64} << 20);
+  }();
+  return bytes;
+}
+
 // kPrefetchMinBytes (kernels/kernels.h, 512 KiB) but for four cases measured
 // on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
 // xxh3; filters of 32 KiB to 3.5 MiB; each batch row with and without

@@ -154,6 +154,13 @@ inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 // what was measured). It never changes what a batch writes or answers.
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512);
 
+// The payload size (bytes) from which a batch counts its filter as beyond the
+// caches, in memory: a probe with a form for that (FarProbe, kernels/
+// pipeline-inl.h; split512 on AVX-512) takes it there. This CPU's L3 size,
+// read once, clamped to [16 MiB, 64 MiB] (32 MiB where the C library does not
+// say). It never changes what a batch writes or answers.
+uint64_t FarMinBytes();
+
 // Whether a batch over a payload of `bytes` prefetches its lines, given its
 // threshold `min_bytes` (PrefetchMinBytes, or kPrefetchMinBytes): under the
 // default policy, bytes >= min_bytes. Every batch pipeline decides through it

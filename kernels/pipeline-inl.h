@@ -428,7 +428,8 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   constexpr bool kAvx512 = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
   const uint64_t min_bytes = kMode == Mode::kInsertAtomic ? kPrefetchMinBytes
                                                           : PrefetchMinBytes(f.layout, kMode == Mode::kInsert, kAvx512);
-  const bool prefetch = ShouldPrefetch(PayloadBytes(f.layout, f.num_blocks), min_bytes);
+  const uint64_t bytes = PayloadBytes(f.layout, f.num_blocks);
+  const bool prefetch = ShouldPrefetch(bytes, min_bytes);
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
@@ -459,10 +460,21 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
     }
     return RunHashes<kInsert, P>(f, in, n, next, nnext, prefetch, out);
   };
+  // A probe with a form for filters beyond the caches (FarProbe: the same
+  // bytes, other instructions) takes it from FarMinBytes on, its plain and
+  // atomic inserts and its queries alike.
+  const bool far = bytes >= FarMinBytes();
+  auto run_far = [&](auto probe_tag) -> size_t {
+    using Plain = typename decltype(probe_tag)::type;
+    if constexpr (requires { typename Plain::FarProbe; }) {
+      if (far) return run(std::type_identity<typename Plain::FarProbe>());
+    }
+    return run(probe_tag);
+  };
   switch (f.layout) {
 #define BLOCKBLOOM_DISPATCH_CASE(Name) \
   case Layout::k##Name:                \
-    return Name::Visit(f, run);
+    return Name::Visit(f, run_far);
     BLOCKBLOOM_FOR_EACH_LAYOUT(BLOCKBLOOM_DISPATCH_CASE)
 #undef BLOCKBLOOM_DISPATCH_CASE
   }

@@ -61,14 +61,27 @@ namespace hn = hwy::HWY_NAMESPACE;
 // j + 4's in its high half, and an AND and a shift split them (as
 // sectorized512's zone pairs do) instead of cross-lane widening. AVX-512
 // multiplies in u64 lanes and rotates (Mask8), with no widening at all.
-class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
+//
+// kFar: the form for filters beyond the caches (RunBatch takes it from
+// FarMinBytes on): on AVX-512 the line as two 256-bit halves, not one 512-bit
+// load and store. Measured A/B (Zen 4 guest, avx3_dl, aes, medians of 2
+// alternating runs of 3 repetitions, 2026-11-27), the halves against the line
+// at once: 100M keys (125 MB) 0.66-0.69x its time (6.3-6.5 -> 4.2-4.4 ns/key,
+// split256's 4.3-4.6), but 10M keys (12.5 MB, in the L3) 1.04-1.16x and 1M
+// 1.04-1.13x. Why a 512-bit access to a line coming from memory costs more
+// than two 256-bit ones there was not measured (no PMU on that guest).
+template <bool kFar>
+class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
  public:
   // One bit in every u64 word: concurrent inserts OR a word only when it
   // lacks the key's bit (kernels/pipeline-inl.h).
   static constexpr bool kAtomicByWord64 = true;
   // A single key's insert prefetches its line for writing (InsertAlone).
   static constexpr bool kPrefetchAlone = true;
-  explicit Split512Probe(const FilterRef& f) : Split512Probe::FilterBlockProbe(f) {}
+  explicit Split512ProbeT(const FilterRef& f) : Split512ProbeT::FilterBlockProbe(f) {}
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  using FarProbe = Split512ProbeT<true>;
+#endif
 
   HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
     const uint64_t* HWY_RESTRICT words = reinterpret_cast<const uint64_t*>(line);
@@ -78,6 +91,12 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
     Halves(h, lo, hi);
     return AllZero(d, hn::Or(hn::AndNot(hn::Load(d, words), lo), hn::AndNot(hn::Load(d, words + 4), hi)));
 #elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kFar) {
+      const hn::CappedTag<uint64_t, 4> d4;
+      const auto m = Mask8(h);
+      return AllZero(d4, hn::Or(hn::AndNot(hn::Load(d4, words), hn::LowerHalf(d4, m)),
+                                hn::AndNot(hn::Load(d4, words + 4), hn::UpperHalf(d4, m))));
+    }
     return AllZero(d, hn::AndNot(hn::Load(d, words), Mask8(h)));  // the line at once
 #else
     const size_t N = hn::Lanes(d);
@@ -96,6 +115,13 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
     hn::Store(hn::Or(hn::Load(d, words), lo), d, words);
     hn::Store(hn::Or(hn::Load(d, words + 4), hi), d, words + 4);
 #elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kFar) {
+      const hn::CappedTag<uint64_t, 4> d4;
+      const auto m = Mask8(h);
+      hn::Store(hn::Or(hn::Load(d4, words), hn::LowerHalf(d4, m)), d4, words);
+      hn::Store(hn::Or(hn::Load(d4, words + 4), hn::UpperHalf(d4, m)), d4, words + 4);
+      return;
+    }
     hn::Store(hn::Or(hn::Load(d, words), Mask8(h)), d, words);
 #else
     const size_t N = hn::Lanes(d);
@@ -140,6 +166,8 @@ class Split512Probe : public FilterBlockProbe<Split512Probe, 6> {
   }
 #endif
 };
+
+using Split512Probe = Split512ProbeT<false>;
 
 struct Split512 {
   template <class Fn>

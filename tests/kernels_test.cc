@@ -158,6 +158,41 @@ TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
   }
 }
 
+// A filter beyond the caches (kernels::FarMinBytes: 16-64 MiB) takes a
+// probe's far form where it has one (split512 on AVX-512: the line as two
+// halves); its batches write and answer what the reference does. split512
+// only: the one layout with such a form, and a 16-64 MiB filter a layout.
+TEST_P(Kernels, FarFiltersMatchReference) {
+  const Layout l = Layout::kSplit512;
+  const uint64_t num_blocks = kernels::FarMinBytes() / 64 + 3;
+  ASSERT_GE(LayoutPayloadBytes(l, num_blocks), kernels::FarMinBytes());
+  const auto keys = RandomKeys(6000, 13);
+  const size_t n = 3000;
+  for (HashKind kind : {HashKind::kXxh3, HashKind::kAes}) {
+    const uint64_t c = kernels::KeyHashConstant(kind, 5);
+    Payload ref(l, num_blocks, 8), got(l, num_blocks, 8), got_h(l, num_blocks, 8);
+    std::vector<uint64_t> hashes(n);
+    for (size_t i = 0; i < n; ++i) {
+      hashes[i] = kernels::HashU64WithConstant(keys[i], kind, c);
+      kernels::reference::InsertHash(ref.Ref(), hashes[i]);
+    }
+    ops().insert_keys(got.Ref(), keys.data(), n, 5, kind);
+    ops().insert_hashes_ahead(got_h.Ref(), hashes.data(), n, nullptr, 0);
+    ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << HashName(kind);
+    ASSERT_EQ(0, std::memcmp(ref.bits, got_h.bits, ref.Bytes())) << HashName(kind);
+    std::vector<uint8_t> out(2 * n);
+    const size_t hits = ops().query_keys(got.Ref(), keys.data(), 2 * n, 5, kind, out.data());
+    size_t expect = 0;
+    for (size_t i = 0; i < 2 * n; ++i) {
+      const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::HashU64WithConstant(keys[i], kind, c));
+      ASSERT_EQ(out[i], want ? 1 : 0) << HashName(kind) << " i=" << i;
+      expect += want;
+    }
+    EXPECT_EQ(hits, expect) << HashName(kind);
+    EXPECT_GE(expect, n) << "every inserted key is found";
+  }
+}
+
 TEST_P(Kernels, HashMatchesLibxxhash) {
   const auto keys = RandomKeys(4099, 1);
   for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9e3779b97f4a7c15}, ~uint64_t{0}}) {
