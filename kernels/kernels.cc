@@ -187,33 +187,27 @@ const Ops& Active() {
 
 namespace {
 
-// The L2 of the core this runs on, in bytes: glibc's sysconf (from CPUID on
-// x86), clamped to [256 KiB, 2 MiB] (Sapphire Rapids has 2 MiB; a larger
-// report is taken as 2 MiB), 1 MiB where the C library does not say
-// (AArch64's glibc reports 0). So no threshold exceeds 4 MiB.
+// A cache's size as glibc's sysconf reports it (`name`: _SC_LEVEL2_CACHE_SIZE
+// or _SC_LEVEL3_CACHE_SIZE; from CPUID on x86), clamped to [lo, hi], or
+// `unknown` where the C library does not say (AArch64's glibc reports 0).
+uint64_t CacheBytes(int name, uint64_t lo, uint64_t hi, uint64_t unknown) {
+  const long v = sysconf(name);
+  if (v <= 0) return unknown;
+  return std::clamp<uint64_t>(static_cast<uint64_t>(v), lo, hi);
+}
+
+// The L2 of the core this runs on, in bytes, clamped to [256 KiB, 2 MiB]
+// (Sapphire Rapids has 2 MiB; a larger report is taken as 2 MiB), 1 MiB
+// where unknown. So no threshold exceeds 4 MiB.
 uint64_t L2Bytes() {
-  static const uint64_t bytes = [] {
-    long v = 0;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    if (v <= 0) return uint64_t{1} << 20;
-    return std::clamp<uint64_t>(static_cast<uint64_t>(v), uint64_t{256} << 10, uint64_t{2} << 20);
-  }();
+  static const uint64_t bytes = CacheBytes(_SC_LEVEL2_CACHE_SIZE, uint64_t{256} << 10, uint64_t{2} << 20, uint64_t{1} << 20);
   return bytes;
 }
 
 }  // namespace
 
 uint64_t FarMinBytes() {
-  static const uint64_t bytes = [] {
-    long v = 0;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-    if (v <= 0) return uint64_t{32} << 20;
-    return std::clamp<uint64_t>(static_cast<uint64_t>(v), uint64_t{16} << 20, uint64_t{64} << 20);
-  }();
+  static const uint64_t bytes = CacheBytes(_SC_LEVEL3_CACHE_SIZE, uint64_t{16} << 20, uint64_t{64} << 20, uint64_t{32} << 20);
   return bytes;
 }
 

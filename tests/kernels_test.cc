@@ -120,6 +120,35 @@ TEST(PrefetchThreshold, PolicyOverridesTheThresholdUntilAutoAgain) {
 // layout's batches (keys through the fused hash, and hashes) still write and
 // answer exactly what the reference does, so the sweep's rows with and
 // without prefetch time the same work.
+// keys[0, n) inserted into a layout-l filter of num_blocks blocks by the batch
+// kernels, keys and their hashes, against the reference's bytes; then
+// keys[0, 2n) queried (the first n present) against the reference's answers.
+void ExpectBatchesMatchReference(const Ops& ops, Layout l, uint64_t num_blocks, uint32_t k, HashKind kind,
+                                 const std::vector<uint64_t>& keys, size_t n, const std::string& what) {
+  ASSERT_GE(keys.size(), 2 * n);
+  const uint64_t c = kernels::KeyHashConstant(kind, 5);
+  Payload ref(l, num_blocks, k), got(l, num_blocks, k), got_h(l, num_blocks, k);
+  std::vector<uint64_t> hashes(n);
+  for (size_t i = 0; i < n; ++i) {
+    hashes[i] = kernels::HashU64WithConstant(keys[i], kind, c);
+    kernels::reference::InsertHash(ref.Ref(), hashes[i]);
+  }
+  ops.insert_keys(got.Ref(), keys.data(), n, 5, kind);
+  ops.insert_hashes_ahead(got_h.Ref(), hashes.data(), n, nullptr, 0);
+  ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << what;
+  ASSERT_EQ(0, std::memcmp(ref.bits, got_h.bits, ref.Bytes())) << what;
+  std::vector<uint8_t> out(2 * n);
+  const size_t hits = ops.query_keys(got.Ref(), keys.data(), 2 * n, 5, kind, out.data());
+  size_t expect = 0;
+  for (size_t i = 0; i < 2 * n; ++i) {
+    const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::HashU64WithConstant(keys[i], kind, c));
+    ASSERT_EQ(out[i], want ? 1 : 0) << what << " i=" << i;
+    expect += want;
+  }
+  EXPECT_EQ(hits, expect) << what;
+  EXPECT_GE(expect, n) << what << ": every inserted key is found";
+}
+
 TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
   const auto keys = RandomKeys(8000, 12);
   for (kernels::PrefetchPolicy policy : {kernels::PrefetchPolicy::kAlways, kernels::PrefetchPolicy::kNever}) {
@@ -128,30 +157,10 @@ TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
       const uint32_t k = Ks(l)[Ks(l).size() / 2];
       for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
         for (HashKind kind : {HashKind::kXxh3, HashKind::kAes}) {
-          const size_t n = 3000;
-          const uint64_t c = kernels::KeyHashConstant(kind, 5);
-          Payload ref(l, num_blocks, k), got(l, num_blocks, k), got_h(l, num_blocks, k);
-          std::vector<uint64_t> hashes(n);
-          for (size_t i = 0; i < n; ++i) {
-            hashes[i] = kernels::HashU64WithConstant(keys[i], kind, c);
-            kernels::reference::InsertHash(ref.Ref(), hashes[i]);
-          }
-          ops().insert_keys(got.Ref(), keys.data(), n, 5, kind);
-          ops().insert_hashes_ahead(got_h.Ref(), hashes.data(), n, nullptr, 0);
-          const std::string what = std::string(LayoutName(l)) + " " + std::string(HashName(kind)) +
-                                   " blocks=" + std::to_string(num_blocks) +
-                                   (policy == kernels::PrefetchPolicy::kAlways ? " always" : " never");
-          ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << what;
-          ASSERT_EQ(0, std::memcmp(ref.bits, got_h.bits, ref.Bytes())) << what;
-          std::vector<uint8_t> out(n);
-          const size_t hits = ops().query_keys(got.Ref(), keys.data() + n, n, 5, kind, out.data());
-          size_t expect = 0;
-          for (size_t i = 0; i < n; ++i) {
-            const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::HashU64WithConstant(keys[n + i], kind, c));
-            ASSERT_EQ(out[i], want ? 1 : 0) << what << " i=" << i;
-            expect += want;
-          }
-          EXPECT_EQ(hits, expect) << what;
+          ExpectBatchesMatchReference(ops(), l, num_blocks, k, kind, keys, 3000,
+                                      std::string(LayoutName(l)) + " " + std::string(HashName(kind)) +
+                                          " blocks=" + std::to_string(num_blocks) +
+                                          (policy == kernels::PrefetchPolicy::kAlways ? " always" : " never"));
         }
       }
     }
@@ -167,30 +176,8 @@ TEST_P(Kernels, FarFiltersMatchReference) {
   const uint64_t num_blocks = kernels::FarMinBytes() / 64 + 3;
   ASSERT_GE(LayoutPayloadBytes(l, num_blocks), kernels::FarMinBytes());
   const auto keys = RandomKeys(6000, 13);
-  const size_t n = 3000;
-  for (HashKind kind : {HashKind::kXxh3, HashKind::kAes}) {
-    const uint64_t c = kernels::KeyHashConstant(kind, 5);
-    Payload ref(l, num_blocks, 8), got(l, num_blocks, 8), got_h(l, num_blocks, 8);
-    std::vector<uint64_t> hashes(n);
-    for (size_t i = 0; i < n; ++i) {
-      hashes[i] = kernels::HashU64WithConstant(keys[i], kind, c);
-      kernels::reference::InsertHash(ref.Ref(), hashes[i]);
-    }
-    ops().insert_keys(got.Ref(), keys.data(), n, 5, kind);
-    ops().insert_hashes_ahead(got_h.Ref(), hashes.data(), n, nullptr, 0);
-    ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << HashName(kind);
-    ASSERT_EQ(0, std::memcmp(ref.bits, got_h.bits, ref.Bytes())) << HashName(kind);
-    std::vector<uint8_t> out(2 * n);
-    const size_t hits = ops().query_keys(got.Ref(), keys.data(), 2 * n, 5, kind, out.data());
-    size_t expect = 0;
-    for (size_t i = 0; i < 2 * n; ++i) {
-      const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::HashU64WithConstant(keys[i], kind, c));
-      ASSERT_EQ(out[i], want ? 1 : 0) << HashName(kind) << " i=" << i;
-      expect += want;
-    }
-    EXPECT_EQ(hits, expect) << HashName(kind);
-    EXPECT_GE(expect, n) << "every inserted key is found";
-  }
+  for (HashKind kind : {HashKind::kXxh3, HashKind::kAes})
+    ExpectBatchesMatchReference(ops(), l, num_blocks, 8, kind, keys, 3000, std::string(HashName(kind)));
 }
 
 TEST_P(Kernels, HashMatchesLibxxhash) {
