@@ -29,13 +29,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 // A line about to be read, or (kWrite) read and rewritten, asked into the L2
 // (locality 2: PREFETCHT1 on x86, a read in both forms as the targets' flags
 // lack "prfchw"; PRFM PLDL2KEEP / PSTL2KEEP on AArch64), not the L1. A batch
-// keeps 128 keys' lines in flight; asked into the L1 (PREFETCHT0) they queue
-// for its few miss buffers, while the L2 tracks more misses at once, and the
-// probe, 128 keys later, finds the line in the L2. Measured A/B (Zen 4 guest,
-// avx3_dl, aes, medians of 2-3 alternating runs of 5 repetitions, 2026-11-27):
-// at 100M keys every batch row took 0.45-0.69x its time with T0 (split256
-// 8.6-9.2 -> 4.5-4.6 ns/key, register64 8.9-9.8 -> 4.4-4.7, split512 9.2-10.4
-// -> 6.4-6.6), at 10M 0.57-0.83x, at 1M 0.95-1.03x. PREFETCHW in assembly
+// keeps 128 keys' lines in flight; asked into the L1 (PREFETCHT0), every
+// layout ran at the same ~9 ns/key at 100M keys whatever its work, as if
+// queued for the L1's few miss buffers (not measured: no PMU on that guest);
+// the probe, 128 keys later, finds the line in the L2. Measured A/B (Zen 4
+// guest, aes, medians of 2-3 alternating runs of 3-5 repetitions, 2026-11-27),
+// the time with T1 over the time with T0: at 100M keys every batch row
+// 0.45-0.69x on avx3_dl (split256 8.6-9.2 -> 4.5-4.6 ns/key, register64
+// 8.9-9.8 -> 4.4-4.7) and 0.34-0.47x on avx2, at 10M 0.55-0.83x, at 1M
+// 0.95-1.03x. PREFETCHW in assembly
 // gained nothing for batch inserts on Zen 5 (1M and 10M keys within 3% for each
 // layout; 100M 0-8% slower), so batches keep the read form; a single key's
 // insert may take PREFETCHW (InsertAlone below).
