@@ -163,13 +163,10 @@ class Register64Probe : public FilterBlockProbe<Register64Probe<kK>, 3> {
 #endif
       hn::Store(m, d, mask + v);
     }
-    for (size_t j = 0; j < kKeys; ++j) {
-      uint64_t* word = reinterpret_cast<uint64_t*>(AtAddress(addr[j]));
-      if constexpr (kInsert) {
-        *word |= mask[j];
-      } else {
-        out[j] = static_cast<uint8_t>((mask[j] & ~*word) == 0);
-      }
+    // Queries have returned above (AVX2 by the single key's probe, AVX-512
+    // by the gather): only inserts get here.
+    if constexpr (kInsert) {
+      for (size_t j = 0; j < kKeys; ++j) *reinterpret_cast<uint64_t*>(AtAddress(addr[j])) |= mask[j];
     }
   }
 
