@@ -230,6 +230,13 @@ void RegisterBoostPairs() {
     RegisterFloorRow(RowSpec{Op::kHash, "hash", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     RegisterFloorRow(RowSpec{Op::kFloorRead, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     RegisterFloorRow(RowSpec{Op::kFloorRmw, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
+    // The two-thread goal's machine: the same minimal probes on two threads
+    // (each its own keys), so the report can say what two threads of this
+    // work reach here at all.
+    if (c.keys == KeyType::kU64 && c.size.keys == 100'000'000) {
+      for (Op op : {Op::kFloorLine, Op::kFloorRead})
+        RegisterFloorRow(RowSpec{op, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto", 2});
+    }
     for (bp::Pair p : bp::kPairs) {
       for (Mode mode : {Mode::kBatch, Mode::kPerKey, Mode::kTyped}) {
         // Typed rows (uint64 keys and strings), when compiled.

@@ -369,6 +369,18 @@ class ReportTest(unittest.TestCase):
         goals = "\n".join(report.boost_goals(report.Results(run)))
         self.assertRegex(goals, r"\| 2 threads over one, 100Mkeys: >= 1.8x \(wall clock\) \| 1.7-1.95x \| "
                                 r"split512 insert_atomic 1.7x \| \*\*not met\*\* \|")
+        self.assertNotIn("minimal probes on 2 threads", goals)  # no two-thread floors, no reference line
+        # The minimal probes on two threads: floor_line scales 1.6x, floor_read 1.65x; context, not a verdict.
+        for op, speedup in (("floor_line", 1.6), ("floor_read", 1.65)):
+            one = row(op, "floor", "100Mkeys", "auto", 3.0)
+            two = row(op, "floor", "100Mkeys", "auto", 3.0)
+            two["name"] += "/threads:2"
+            two["items_per_second"] = one["items_per_second"] * speedup
+            run["benchmarks"] += [one, two]
+        goals = "\n".join(report.boost_goals(report.Results(run)))
+        self.assertRegex(goals, r"\| \(reference: the minimal probes on 2 threads over one, 100Mkeys\) \| 1.6-1.65x \| "
+                                r"floor_line 1.6x \| context \|")
+        self.assertRegex(goals, r"2 threads over one, 100Mkeys: .* \| \*\*not met\*\* \|")
 
     def test_a_reference_counts_each_row_below_it_once(self):
         # fast_multiblock64<8> pairs with two of our layouts; its rows are still two rows, not four: 4 of our

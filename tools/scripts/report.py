@@ -971,6 +971,19 @@ def boost_goals(res):
         lo, hi = min(cells), max(cells)
         lines.append(f"| 2 threads over one, 100Mkeys: >= {T_THREADS}x (wall clock) | {fmt(lo[0])}-{fmt(hi[0])}x | "
                      f"{lo[1]} {fmt(lo[0])}x | {verdict(lo[0] >= T_THREADS)} |")
+        # The same goal's machine: the minimal probes (one random line per precomputed hash; a hash and
+        # the line) on two threads over one. Context, not a goal: where they scale less than the goal
+        # asks, the memory system, not a filter, sets what two threads of this work reach here.
+        floors = []
+        for op in ("floor_line", "floor_read"):
+            one = res.get(op, "floor", 10, "100Mkeys")
+            two = res.get(op, "floor", 10, "100Mkeys", threads=2)
+            if one and two and one.rate:
+                floors.append((two.rate / one.rate, f"{op}{cv_note(res, one, two)}"))
+        if floors:
+            flo, fhi = min(floors), max(floors)
+            lines.append(f"| (reference: the minimal probes on 2 threads over one, 100Mkeys) | {fmt(flo[0])}-{fmt(fhi[0])}x | "
+                         f"{flo[1]} {fmt(flo[0])}x | context |")
     lines += bound_goal(res)
     return lines + [""]
 
