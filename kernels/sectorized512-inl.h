@@ -110,8 +110,18 @@ alignas(64) inline constexpr SectorLanes<kWords> kSectorLanes = MakeSectorLanes<
 // gets bit x >> 27 if the word selector (x >> (27 - sel_bits)) & (per_zone - 1)
 // equals w % per_zone, else nothing. One vector op sequence per key, no gather,
 // every shift a compile-time constant (kZones is a template parameter).
-template <size_t kWords, size_t kZones>
-class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::countr_zero(kWords * 4)> {
+//
+// kFar: the form for filters beyond the caches (RunBatch takes it from
+// FarMinBytes on, as split512's): on AVX-512 a 16-word line as two 256-bit
+// halves, not one 512-bit load and store. Measured A/B (Zen 4 guest,
+// avx3_dl, aes, medians of 3 alternating runs of 3 repetitions, 2026-11-28),
+// the halves against the line at once, 100M keys: k = 8 (125 MB) queries
+// 0.64x their time (6.3 -> 4.0 ns/key), inserts 0.71x; k = 4 at 8 bits/key
+// 0.63-0.66x; k = 8 at 16 bits/key 0.67-0.77x (k = 1, 2 and 16: byte tests
+// only). Near filters keep the line at once: for split512 the halves cost
+// 4-16% at 1M and 10M keys (kernels/split512-inl.h).
+template <size_t kWords, size_t kZones, bool kFar = false>
+class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, std::countr_zero(kWords * 4)> {
   static constexpr uint32_t kPerZone = kWords / kZones;
   static constexpr int kSelBits = kPerZone == 1 ? 0 : kPerZone == 2 ? 1 : kPerZone == 4 ? 2 : kPerZone == 8 ? 3 : 4;
   static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
@@ -127,6 +137,9 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
   static constexpr bool kPrefetchAlone = kWords == 16;
   // Nothing but two words to copy: the single-key path builds one per call.
   explicit SectorProbe(const FilterRef& f) : SectorProbe::FilterBlockProbe(f) {}
+#if BLOCKBLOOM_SECTOR_LINE
+  using FarProbe = SectorProbe<kWords, kZones, true>;
+#endif
 
   HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
     const uint32_t* HWY_RESTRICT block = reinterpret_cast<const uint32_t*>(line);
@@ -135,6 +148,12 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
       const uint64_t* HWY_RESTRICT words = reinterpret_cast<const uint64_t*>(block);
 #if BLOCKBLOOM_SECTOR_LINE
       const LineD dl;
+      if constexpr (kFar) {
+        const hn::Half<LineD> dh;
+        const auto m = LineMask(h);
+        return AllZero(dh, hn::Or(hn::AndNot(hn::Load(dh, words), hn::LowerHalf(dh, m)),
+                                  hn::AndNot(hn::Load(dh, words + 4), hn::UpperHalf(dh, m))));
+      }
       return AllZero(dl, hn::AndNot(hn::Load(dl, words), LineMask(h)));
 #else
       const PairD d64;
@@ -163,6 +182,13 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
       uint64_t* HWY_RESTRICT words = reinterpret_cast<uint64_t*>(block);
 #if BLOCKBLOOM_SECTOR_LINE
       const LineD dl;
+      if constexpr (kFar) {
+        const hn::Half<LineD> dh;
+        const auto m = LineMask(h);
+        hn::Store(hn::Or(hn::Load(dh, words), hn::LowerHalf(dh, m)), dh, words);
+        hn::Store(hn::Or(hn::Load(dh, words + 4), hn::UpperHalf(dh, m)), dh, words + 4);
+        return;
+      }
       hn::Store(hn::Or(hn::Load(dl, words), LineMask(h)), dl, words);
 #else
       const PairD d64;
@@ -183,7 +209,8 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones>, std::co
   }
 
  private:
-  using D = hn::CappedTag<uint32_t, kWords>;
+  // The far form's halves: 8 lanes a vector, two vectors a line.
+  using D = hn::CappedTag<uint32_t, kFar ? kWords / 2 : kWords>;
 
 #if BLOCKBLOOM_SECTOR_PAIRS
   // Two words per zone (sectorized512 at k = 8): zone z is the block's

@@ -171,13 +171,21 @@ TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
 // probe's far form where it has one (split512 on AVX-512: the line as two
 // halves); its batches write and answer what the reference does. split512
 // only: the one layout with such a form, and a 16-64 MiB filter a layout.
+// Filters from FarMinBytes on, where batches take a probe's far form (split512
+// and sectorized512 at every k: their lines as two halves on AVX-512).
 TEST_P(Kernels, FarFiltersMatchReference) {
-  const Layout l = Layout::kSplit512;
   const uint64_t num_blocks = kernels::FarMinBytes() / 64 + 3;
-  ASSERT_GE(LayoutPayloadBytes(l, num_blocks), kernels::FarMinBytes());
   const auto keys = RandomKeys(6000, 13);
-  for (HashKind kind : {HashKind::kXxh3, HashKind::kAes})
-    ExpectBatchesMatchReference(ops(), l, num_blocks, 8, kind, keys, 3000, std::string(HashName(kind)));
+  const std::pair<Layout, uint32_t> cases[] = {{Layout::kSplit512, 8},      {Layout::kSectorized512, 1},
+                                               {Layout::kSectorized512, 2}, {Layout::kSectorized512, 4},
+                                               {Layout::kSectorized512, 8}, {Layout::kSectorized512, 16}};
+  for (const auto& [l, k] : cases) {
+    ASSERT_GE(LayoutPayloadBytes(l, num_blocks), kernels::FarMinBytes());
+    for (HashKind kind : {HashKind::kXxh3, HashKind::kAes})
+      ExpectBatchesMatchReference(ops(), l, num_blocks, k, kind, keys, 3000,
+                                  std::string(LayoutName(l)) + " k=" + std::to_string(k) + " " +
+                                      std::string(HashName(kind)));
+  }
 }
 
 TEST_P(Kernels, HashMatchesLibxxhash) {
