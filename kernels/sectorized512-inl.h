@@ -138,7 +138,9 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
   // Nothing but two words to copy: the single-key path builds one per call.
   explicit SectorProbe(const FilterRef& f) : SectorProbe::FilterBlockProbe(f) {}
 #if BLOCKBLOOM_SECTOR_LINE
-  using FarProbe = SectorProbe<kWords, kZones, true>;
+  // A line of 16 words only: split256's 8 words are one 256-bit vector
+  // already (its far form would be itself).
+  using FarProbe = SectorProbe<kWords, kZones, kWords == 16>;
 #endif
 
   HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
