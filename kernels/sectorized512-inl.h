@@ -125,6 +125,10 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
   static constexpr uint32_t kPerZone = kWords / kZones;
   static constexpr int kSelBits = kPerZone == 1 ? 0 : kPerZone == 2 ? 1 : kPerZone == 4 ? 2 : kPerZone == 8 ? 3 : 4;
   static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
+  // Halves of a 512-bit line only: an 8-word block (split256) is one 256-bit
+  // vector, and a "far" form of it in 128-bit halves doubled the time of its
+  // atomic inserts beyond the caches (cb138b4).
+  static_assert(!kFar || kWords == 16, "the far form splits 16-word lines only");
 
  public:
   // Concurrent inserts OR whole u64 words (kernels/pipeline-inl.h) where a
