@@ -204,6 +204,34 @@ HWY_INLINE bool AllSetIn(D d, hn::Vec<D> v, hn::Vec<D> bits) {
   return AllZero(d, hn::AndNot(v, bits));
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// A 64-byte line of 8 u64 words against a 512-bit mask: whether it holds
+// every bit of `m` (LineHolds), or ORs them in (LineOr). kFar: the line as two
+// 256-bit halves, not one 512-bit load and store: the far form of split512
+// and sectorized512 (FarProbe, RunBatch takes it from FarMinBytes on; what it
+// measured: kernels/split512-inl.h, kernels/sectorized512-inl.h).
+template <bool kFar, class D>
+HWY_INLINE bool LineHolds(D d, const uint64_t* HWY_RESTRICT words, hn::Vec<D> m) {
+  if constexpr (kFar) {
+    const hn::Half<D> dh;
+    return AllZero(dh, hn::Or(hn::AndNot(hn::Load(dh, words), hn::LowerHalf(dh, m)),
+                              hn::AndNot(hn::Load(dh, words + 4), hn::UpperHalf(dh, m))));
+  } else {
+    return AllZero(d, hn::AndNot(hn::Load(d, words), m));
+  }
+}
+template <bool kFar, class D>
+HWY_INLINE void LineOr(D d, uint64_t* HWY_RESTRICT words, hn::Vec<D> m) {
+  if constexpr (kFar) {
+    const hn::Half<D> dh;
+    hn::Store(hn::Or(hn::Load(dh, words), hn::LowerHalf(dh, m)), dh, words);
+    hn::Store(hn::Or(hn::Load(dh, words + 4), hn::UpperHalf(dh, m)), dh, words + 4);
+  } else {
+    hn::Store(hn::Or(hn::Load(d, words), m), d, words);
+  }
+}
+#endif
+
 // ---- The golden probes in lanes (blocked512, the blocked counting filter) -------
 // mul: kGoldenPow (kernels/common.h); active[16 - k + i] is all ones iff i < k,
 // so lane i of a load from active + 16 - k + v enables probe v + i: no

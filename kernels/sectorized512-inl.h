@@ -153,14 +153,7 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
     if constexpr (kPairs) {
       const uint64_t* HWY_RESTRICT words = reinterpret_cast<const uint64_t*>(block);
 #if BLOCKBLOOM_SECTOR_LINE
-      const LineD dl;
-      if constexpr (kFar) {
-        const hn::Half<LineD> dh;
-        const auto m = LineMask(h);
-        return AllZero(dh, hn::Or(hn::AndNot(hn::Load(dh, words), hn::LowerHalf(dh, m)),
-                                  hn::AndNot(hn::Load(dh, words + 4), hn::UpperHalf(dh, m))));
-      }
-      return AllZero(dl, hn::AndNot(hn::Load(dl, words), LineMask(h)));
+      return LineHolds<kFar>(LineD(), words, LineMask(h));
 #else
       const PairD d64;
       hn::Vec<PairD> lo_bits, hi_bits;
@@ -187,15 +180,7 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
     if constexpr (kPairs) {
       uint64_t* HWY_RESTRICT words = reinterpret_cast<uint64_t*>(block);
 #if BLOCKBLOOM_SECTOR_LINE
-      const LineD dl;
-      if constexpr (kFar) {
-        const hn::Half<LineD> dh;
-        const auto m = LineMask(h);
-        hn::Store(hn::Or(hn::Load(dh, words), hn::LowerHalf(dh, m)), dh, words);
-        hn::Store(hn::Or(hn::Load(dh, words + 4), hn::UpperHalf(dh, m)), dh, words + 4);
-        return;
-      }
-      hn::Store(hn::Or(hn::Load(dl, words), LineMask(h)), dl, words);
+      LineOr<kFar>(LineD(), words, LineMask(h));
 #else
       const PairD d64;
       hn::Vec<PairD> lo_bits, hi_bits;

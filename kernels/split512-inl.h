@@ -91,13 +91,7 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
     Halves(h, lo, hi);
     return AllZero(d, hn::Or(hn::AndNot(hn::Load(d, words), lo), hn::AndNot(hn::Load(d, words + 4), hi)));
 #elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (kFar) {
-      const hn::CappedTag<uint64_t, 4> d4;
-      const auto m = Mask8(h);
-      return AllZero(d4, hn::Or(hn::AndNot(hn::Load(d4, words), hn::LowerHalf(d4, m)),
-                                hn::AndNot(hn::Load(d4, words + 4), hn::UpperHalf(d4, m))));
-    }
-    return AllZero(d, hn::AndNot(hn::Load(d, words), Mask8(h)));  // the line at once
+    return LineHolds<kFar>(d, words, Mask8(h));
 #else
     const size_t N = hn::Lanes(d);
     auto miss = hn::Zero(d);
@@ -115,14 +109,7 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
     hn::Store(hn::Or(hn::Load(d, words), lo), d, words);
     hn::Store(hn::Or(hn::Load(d, words + 4), hi), d, words + 4);
 #elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (kFar) {
-      const hn::CappedTag<uint64_t, 4> d4;
-      const auto m = Mask8(h);
-      hn::Store(hn::Or(hn::Load(d4, words), hn::LowerHalf(d4, m)), d4, words);
-      hn::Store(hn::Or(hn::Load(d4, words + 4), hn::UpperHalf(d4, m)), d4, words + 4);
-      return;
-    }
-    hn::Store(hn::Or(hn::Load(d, words), Mask8(h)), d, words);
+    LineOr<kFar>(d, words, Mask8(h));
 #else
     const size_t N = hn::Lanes(d);
     for (size_t v = 0; v < 8; v += N) hn::Store(hn::Or(hn::Load(d, words + v), Mask(d, h, v)), d, words + v);

@@ -116,10 +116,6 @@ TEST(PrefetchThreshold, PolicyOverridesTheThresholdUntilAutoAgain) {
   EXPECT_TRUE(kernels::ShouldPrefetch(1001, 1001));
 }
 
-// Prefetch forced on a cache-sized filter and off a prefetching one: every
-// layout's batches (keys through the fused hash, and hashes) still write and
-// answer exactly what the reference does, so the sweep's rows with and
-// without prefetch time the same work.
 // keys[0, n) inserted into a layout-l filter of num_blocks blocks by the batch
 // kernels, keys and their hashes, against the reference's bytes; then
 // keys[0, 2n) queried (the first n present) against the reference's answers.
@@ -149,6 +145,10 @@ void ExpectBatchesMatchReference(const Ops& ops, Layout l, uint64_t num_blocks, 
   EXPECT_GE(expect, n) << what << ": every inserted key is found";
 }
 
+// Prefetch forced on a cache-sized filter and off a prefetching one: every
+// layout's batches (keys through the fused hash, and hashes) still write and
+// answer exactly what the reference does, so the sweep's rows with and
+// without prefetch time the same work.
 TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
   const auto keys = RandomKeys(8000, 12);
   for (kernels::PrefetchPolicy policy : {kernels::PrefetchPolicy::kAlways, kernels::PrefetchPolicy::kNever}) {
@@ -168,11 +168,9 @@ TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
 }
 
 // A filter beyond the caches (kernels::FarMinBytes: 16-64 MiB) takes a
-// probe's far form where it has one (split512 on AVX-512: the line as two
-// halves); its batches write and answer what the reference does. split512
-// only: the one layout with such a form, and a 16-64 MiB filter a layout.
-// Filters from FarMinBytes on, where batches take a probe's far form (split512
-// and sectorized512 at every k: their lines as two halves on AVX-512).
+// probe's far form where it has one (split512, and sectorized512 at every k:
+// their lines as two halves on AVX-512); its batches write and answer what
+// the reference does. Only those layouts: a 16-64 MiB filter each.
 TEST_P(Kernels, FarFiltersMatchReference) {
   const uint64_t num_blocks = kernels::FarMinBytes() / 64 + 3;
   const auto keys = RandomKeys(6000, 13);
