@@ -6,6 +6,9 @@
 // batches in kernels/kernels_insert.cc (declared in kernels/kernels-inl.h), a
 // translation unit of its own so that the two compile in parallel (why: there).
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -204,12 +207,44 @@ uint64_t L2Bytes() {
   return bytes;
 }
 
+// Whether this is an AMD CPU of family 1Ah (Zen 5), from CPUID leaves 0 and 1,
+// read once. There a plain batch insert's 512-bit store into a line the load
+// before it fetched from L2 or beyond, not prefetched, stalls: split512's and
+// sectorized512's (k = 8) inserts without prefetch ran 2.1-2.7x the time of the
+// same inserts with the line as two 256-bit halves, at every filter size from
+// 768 KiB to 6 MiB, while at 32-256 KiB (in L1 or just beyond it) the halves
+// cost 6-21% (2-vCPU EPYC guest, family 26 model 2, avx3_dl and avx3, aes,
+// the bench's --bb_preset=prefetch, medians of 2 runs of 3 repetitions,
+// 2026-11-28). Prefetching the line (for writing) hides the stall too, but
+// below twice the L2 the halves without prefetch ran 0.72-0.85x the time of
+// the line with it; beyond the caches the two forms are even. The Zen 4 guest
+// (family 19h) has no such stall: there the halves cost 4-16% below the L3
+// (kernels/split512-inl.h), as they may on the CPUs not measured (Intel: none).
+bool Zen5() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool zen5 = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    // "AuthenticAMD" in EBX, EDX, ECX.
+    if (__get_cpuid(0, &a, &b, &c, &d) == 0 || b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) return false;
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+    const unsigned base = (a >> 8) & 0xF;
+    const unsigned family = base == 0xF ? base + ((a >> 20) & 0xFF) : base;
+    return family == 0x1A;
+  }();
+  return zen5;
+#else
+  return false;
+#endif
+}
+
 }  // namespace
 
 uint64_t FarMinBytes() {
   static const uint64_t bytes = CacheBytes(_SC_LEVEL3_CACHE_SIZE, uint64_t{16} << 20, uint64_t{64} << 20, uint64_t{32} << 20);
   return bytes;
 }
+
+uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes(); }
 
 // kPrefetchMinBytes (kernels/kernels.h, 512 KiB) but for four cases measured
 // on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
@@ -238,6 +273,10 @@ uint64_t FarMinBytes() {
 // rule cost split512's inserts at 1M keys 1.17x their time: the other targets
 // keep the default, as do the unmeasured ones (ARM). The split thresholds
 // follow the L2 (Zen 3's 512 KiB, Sapphire Rapids' 2 MiB), not measured.
+// On Zen 5 (Zen5() above) sectorized512's inserts, from 512 KiB in two halves
+// (FarInsertMinBytes), follow the split rule too: without prefetch they ran
+// 0.72-0.85x their time with it up to 2 MiB (and 0.8-0.9x up to 6 MiB, while
+// from 12 MiB prefetch is worth 3-4x), as did split512's.
 // classic (k lines a key, k prefetches a key) on every target: 16 keys ahead,
 // prefetch cost its batches 0-44% up to 4 MiB and gained 1-3% at 6 MiB,
 // 12-67% at 8-32 MiB (0.86-1.01x at 128 MiB), on avx3_dl and pinned to avx2
@@ -247,7 +286,8 @@ uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   if (layout == Layout::kClassic) return uint64_t{6} << 20;
   if (!avx512) return kPrefetchMinBytes;
   const bool split = layout == Layout::kSplit256 || layout == Layout::kSplit512;
-  if (insert && (split || layout == Layout::kRegister64)) return 2 * L2Bytes();
+  if (insert && (split || layout == Layout::kRegister64 || (layout == Layout::kSectorized512 && Zen5())))
+    return 2 * L2Bytes();
   if (split) return L2Bytes();
   if (insert && layout == Layout::kBlocked512) return 0;
   return kPrefetchMinBytes;

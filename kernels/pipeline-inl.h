@@ -461,9 +461,10 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
     return RunHashes<kInsert, P>(f, in, n, next, nnext, prefetch, out);
   };
   // A probe with a form for filters beyond the caches (FarProbe: the same
-  // bytes, other instructions) takes it from FarMinBytes on, its plain and
-  // atomic inserts and its queries alike.
-  const bool far = bytes >= FarMinBytes();
+  // bytes, other instructions) takes it from FarMinBytes on, its queries and
+  // atomic inserts (whose vector insert writes an L1 scratch line), and its
+  // plain inserts from FarInsertMinBytes on (sooner on Zen 5).
+  const bool far = bytes >= (kMode == Mode::kInsert ? FarInsertMinBytes() : FarMinBytes());
   auto run_far = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     if constexpr (requires { typename Plain::FarProbe; }) {

@@ -208,8 +208,9 @@ HWY_INLINE bool AllSetIn(D d, hn::Vec<D> v, hn::Vec<D> bits) {
 // A 64-byte line of 8 u64 words against a 512-bit mask: whether it holds
 // every bit of `m` (LineHolds), or ORs them in (LineOr). kFar: the line as two
 // 256-bit halves, not one 512-bit load and store: the far form of split512
-// and sectorized512 (FarProbe, RunBatch takes it from FarMinBytes on; what it
-// measured: kernels/split512-inl.h, kernels/sectorized512-inl.h).
+// and sectorized512 (FarProbe, RunBatch takes it from FarMinBytes on, plain
+// inserts from FarInsertMinBytes on; what it measured: kernels/split512-inl.h,
+// kernels/sectorized512-inl.h, kernels/kernels.cc).
 template <bool kFar, class D>
 HWY_INLINE bool LineHolds(D d, const uint64_t* HWY_RESTRICT words, hn::Vec<D> m) {
   if constexpr (kFar) {

@@ -119,7 +119,8 @@ alignas(64) inline constexpr SectorLanes<kWords> kSectorLanes = MakeSectorLanes<
 // 0.64x their time (6.3 -> 4.0 ns/key), inserts 0.71x; k = 4 at 8 bits/key
 // 0.63-0.66x; k = 8 at 16 bits/key 0.67-0.77x (k = 1, 2 and 16: byte tests
 // only). Near filters keep the line at once: for split512 the halves cost
-// 4-16% at 1M and 10M keys (kernels/split512-inl.h).
+// 4-16% at 1M and 10M keys (kernels/split512-inl.h). On Zen 5 plain inserts
+// take the halves from 512 KiB on (FarInsertMinBytes, kernels/kernels.cc).
 template <size_t kWords, size_t kZones, bool kFar = false>
 class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, std::countr_zero(kWords * 4)> {
   static constexpr uint32_t kPerZone = kWords / kZones;

@@ -69,7 +69,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // at once: 100M keys (125 MB) 0.66-0.69x its time (6.3-6.5 -> 4.2-4.4 ns/key,
 // split256's 4.3-4.6), but 10M keys (12.5 MB, in the L3) 1.04-1.16x and 1M
 // 1.04-1.13x. Why a 512-bit access to a line coming from memory costs more
-// than two 256-bit ones there was not measured (no PMU on that guest).
+// than two 256-bit ones there was not measured (no PMU on that guest). On
+// Zen 5 plain inserts take it from 512 KiB on (FarInsertMinBytes: there a
+// 512-bit store into a line not in L1 stalls; kernels/kernels.cc).
 template <bool kFar>
 class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
  public:

@@ -170,20 +170,35 @@ TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
 // A filter beyond the caches (kernels::FarMinBytes: 16-64 MiB) takes a
 // probe's far form where it has one (split512, and sectorized512 at every k:
 // their lines as two halves on AVX-512); its batches write and answer what
-// the reference does. Only those layouts: a 16-64 MiB filter each.
+// the reference does. Plain inserts take it from FarInsertMinBytes on (512 KiB
+// on Zen 5, where the queries there keep the line at once): that size too.
+// Only those layouts: a 16-64 MiB filter each.
 TEST_P(Kernels, FarFiltersMatchReference) {
-  const uint64_t num_blocks = kernels::FarMinBytes() / 64 + 3;
   const auto keys = RandomKeys(6000, 13);
   const std::pair<Layout, uint32_t> cases[] = {{Layout::kSplit512, 8},      {Layout::kSectorized512, 1},
                                                {Layout::kSectorized512, 2}, {Layout::kSectorized512, 4},
                                                {Layout::kSectorized512, 8}, {Layout::kSectorized512, 16}};
-  for (const auto& [l, k] : cases) {
-    ASSERT_GE(LayoutPayloadBytes(l, num_blocks), kernels::FarMinBytes());
-    for (HashKind kind : {HashKind::kXxh3, HashKind::kAes})
-      ExpectBatchesMatchReference(ops(), l, num_blocks, k, kind, keys, 3000,
-                                  std::string(LayoutName(l)) + " k=" + std::to_string(k) + " " +
-                                      std::string(HashName(kind)));
+  std::vector<uint64_t> thresholds = {kernels::FarMinBytes()};
+  if (kernels::FarInsertMinBytes() != kernels::FarMinBytes()) thresholds.push_back(kernels::FarInsertMinBytes());
+  for (uint64_t min_bytes : thresholds) {
+    const uint64_t num_blocks = min_bytes / 64 + 3;
+    for (const auto& [l, k] : cases) {
+      ASSERT_GE(LayoutPayloadBytes(l, num_blocks), min_bytes);
+      for (HashKind kind : {HashKind::kXxh3, HashKind::kAes})
+        ExpectBatchesMatchReference(ops(), l, num_blocks, k, kind, keys, 3000,
+                                    std::string(LayoutName(l)) + " k=" + std::to_string(k) + " " +
+                                        std::string(HashName(kind)) + " bytes>=" + std::to_string(min_bytes));
+    }
   }
+}
+
+// Plain inserts never take the far form later than queries do, and on Zen 5
+// take it from the default prefetch threshold (kernels/kernels.cc).
+TEST(KernelsPolicy, FarInsertThresholdIsTheL3OrTheDefaultPrefetchOne) {
+  const uint64_t far = kernels::FarMinBytes(), far_insert = kernels::FarInsertMinBytes();
+  EXPECT_GE(far, uint64_t{16} << 20);
+  EXPECT_LE(far, uint64_t{64} << 20);
+  EXPECT_TRUE(far_insert == far || far_insert == kernels::kPrefetchMinBytes) << far_insert;
 }
 
 TEST_P(Kernels, HashMatchesLibxxhash) {
