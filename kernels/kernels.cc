@@ -210,13 +210,14 @@ uint64_t L2Bytes() {
 // Whether this is an AMD CPU of family 1Ah (Zen 5), from CPUID leaves 0 and 1,
 // read once. There a plain batch insert's 512-bit store into a line the load
 // before it fetched from L2 or beyond, not prefetched, stalls: split512's and
-// sectorized512's (k = 8) inserts without prefetch ran 2.1-2.7x the time of the
-// same inserts with the line as two 256-bit halves, at every filter size from
-// 768 KiB to 6 MiB, while at 32-256 KiB (in L1 or just beyond it) the halves
-// cost 6-21% (2-vCPU EPYC guest, family 26 model 2, avx3_dl and avx3, aes,
-// the bench's --bb_preset=prefetch, medians of 2 runs of 3 repetitions,
-// 2026-11-28). Prefetching the line (for writing) hides the stall too, but
-// below twice the L2 the halves without prefetch ran 0.72-0.85x the time of
+// sectorized512's (k = 8) inserts without prefetch ran 1.5-2.7x the time of the
+// same inserts with the line as two 256-bit halves at every filter size from
+// 768 KiB to 6 MiB (at 512 KiB 1.01-1.39x), while at 32 and 256 KiB the halves
+// cost 6-21%: the line's store did not stall there (why not, a PMU would
+// tell). 2-vCPU EPYC guest, family 26 model 2, avx3_dl and avx3, aes, the
+// bench's --bb_preset=prefetch, medians of 2 runs of 3 repetitions,
+// 2026-11-28. Prefetching the line (for writing) hides the stall too, but
+// below twice the L2 the halves without prefetch ran 0.78-0.93x the time of
 // the line with it; beyond the caches the two forms are even. The Zen 4 guest
 // (family 19h) has no such stall: there the halves cost 4-16% below the L3
 // (kernels/split512-inl.h), as they may on the CPUs not measured (Intel: none).
@@ -274,9 +275,9 @@ uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes()
 // keep the default, as do the unmeasured ones (ARM). The split thresholds
 // follow the L2 (Zen 3's 512 KiB, Sapphire Rapids' 2 MiB), not measured.
 // On Zen 5 (Zen5() above) sectorized512's inserts, from 512 KiB in two halves
-// (FarInsertMinBytes), follow the split rule too: without prefetch they ran
-// 0.72-0.85x their time with it up to 2 MiB (and 0.8-0.9x up to 6 MiB, while
-// from 12 MiB prefetch is worth 3-4x), as did split512's.
+// (FarInsertMinBytes), follow the split rule too: the halves without prefetch
+// ran 0.75-0.86x their time with it up to 2 MiB, as split512's did (from 2 to
+// 6 MiB 0.75-1.04x; from 12 MiB prefetch is worth 3-4x).
 // classic (k lines a key, k prefetches a key) on every target: 16 keys ahead,
 // prefetch cost its batches 0-44% up to 4 MiB and gained 1-3% at 6 MiB,
 // 12-67% at 8-32 MiB (0.86-1.01x at 128 MiB), on avx3_dl and pinned to avx2
