@@ -342,7 +342,7 @@ int Verify(int argc, char** argv) {
                                : std::clamp<uint64_t>(ProbesForRelativeHalfWidth(predicted, kDefaultRelativeHalfWidth,
                                                                                  kProbeSizingConfidence),
                                                       kMinProbes, kMaxProbes);
-    spec.replicas = std::min<uint64_t>({SuggestedReplicas(filter.bit_count(), g.k, predicted, spec.probes), spec.probes,
+    spec.replicas = std::min<uint64_t>({SuggestedReplicas(g.layout, filter.num_blocks(), g.k, g.n, spec.probes), spec.probes,
                                         kMaxReplicas});
     spec.confidence = confidence;
     std::fprintf(stderr, "verify: [%zu/%zu] %s %s n=%llu %.0f bits/key k=%u (%llu probes over %llu filters)  %.0fs\n",

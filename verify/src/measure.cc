@@ -158,12 +158,60 @@ std::optional<KeyStream> ParseKeyStream(std::string_view name) {
   return std::nullopt;
 }
 
-uint64_t SuggestedReplicas(uint64_t bits, uint32_t k, double rate, uint64_t probes) {
-  // The share of the binomial variance the scatter may add (see the header).
-  constexpr double kScatterBudget = 0.1;
-  if (!(rate > 0.0) || bits == 0 || k == 0) return 1;
-  const double per_filter = std::max(1.0, kScatterBudget * static_cast<double>(bits) / (rate * k * k));
+namespace {
+// The share of the binomial variance the scatter may add (SuggestedReplicas).
+constexpr double kScatterBudget = 0.1;
+
+// The bits' part of RealizedRateVariance (measure.h).
+double BitsScatter(uint64_t bits, uint32_t k, double rate) {
+  return bits == 0 ? 0.0 : rate * rate * k * k / static_cast<double>(bits);
+}
+
+// The block loads' part (measure.h): moments of f(L) over L ~ Poisson(lambda),
+// summed over lambda +- 12 sd (beyond it the weights are below 1e-30), in steps
+// that keep the sum to at most ~10^5 terms (f and the weights are smooth on
+// that scale when lambda is that large).
+double LoadScatter(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
+  if (layout == Layout::kClassic || num_blocks <= 1 || n == 0) return 0.0;
+  const double lambda = static_cast<double>(n) / static_cast<double>(num_blocks);
+  const double sd = std::sqrt(lambda);
+  const auto lo = static_cast<uint64_t>(std::max(0.0, std::floor(lambda - 12.0 * sd - 12.0)));
+  const auto hi = static_cast<uint64_t>(std::ceil(lambda + 12.0 * sd + 12.0));
+  const uint64_t step = std::max<uint64_t>(1, (hi - lo) / 100'000);
+  double w_sum = 0.0, f1 = 0.0, f2 = 0.0, fl = 0.0;
+  for (uint64_t i = lo; i <= hi; i += step) {
+    const double x = static_cast<double>(i);
+    const double w = std::exp(x * std::log(lambda) - lambda - std::lgamma(x + 1.0)) * static_cast<double>(step);
+    const double f = BlockFpr(layout, k, i);
+    w_sum += w;
+    f1 += w * f;
+    f2 += w * f * f;
+    fl += w * f * (x - lambda);
+  }
+  f1 /= w_sum, f2 /= w_sum, fl /= w_sum;
+  const double var_l = lambda * (1.0 - 1.0 / static_cast<double>(num_blocks));  // binomial loads
+  return std::max(0.0, f2 - f1 * f1 - fl * fl / var_l) / static_cast<double>(num_blocks);
+}
+
+uint64_t ReplicasFor(double variance, double rate, uint64_t probes) {
+  if (!(rate > 0.0) || !(variance > 0.0)) return 1;
+  const double per_filter = std::max(1.0, kScatterBudget * rate * (1.0 - rate) / variance);
   return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(static_cast<double>(probes) / per_filter)));
+}
+}  // namespace
+
+double RealizedRateVariance(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
+  const double rate = PredictFpr(layout, num_blocks, k, n);  // checks the shape
+  return BitsScatter(num_blocks * LayoutBlockBits(layout), k, rate) + LoadScatter(layout, num_blocks, k, n);
+}
+
+uint64_t SuggestedReplicas(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n, uint64_t probes) {
+  return ReplicasFor(RealizedRateVariance(layout, num_blocks, k, n), PredictFpr(layout, num_blocks, k, n), probes);
+}
+
+uint64_t SuggestedReplicas(uint64_t bits, uint32_t k, double rate, uint64_t probes) {
+  if (k == 0) return 1;
+  return ReplicasFor(BitsScatter(bits, k, rate), rate, probes);
 }
 
 Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec) {
