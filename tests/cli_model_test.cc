@@ -164,6 +164,18 @@ TEST(CliVerify, SmallGridPasses) {
   EXPECT_NE(r.out.find("verify: "), std::string::npos);  // progress and summary
 }
 
+// Streamed mode measures one filter: where that filter's own scatter over key
+// sets (RealizedRateVariance) is no longer small beside the binomial variance
+// of the probes, it says so; with few probes it does not.
+TEST(CliVerify, StreamedSaysWhenOneFilterScatters) {
+  const std::string point = "verify --streamed --layout sectorized512 --keys 50000 --bits-per-key 20 --probes ";
+  const CliRun many = RunCli(point + "2000000");
+  EXPECT_NE(many.out.find("scatters over key sets"), std::string::npos) << many.out;
+  const CliRun few = RunCli(point + "20000");
+  EXPECT_EQ(few.out.find("scatters over key sets"), std::string::npos) << few.out;
+  EXPECT_NE(few.out.find("verify: "), std::string::npos) << few.out;
+}
+
 TEST(CliVerify, BadInput) {
   for (const char* args : {"verify --layout nope", "verify --keys 0", "verify --streams words", "verify --confidence 1",
                            "verify --bits-per-key 0"}) {

@@ -195,6 +195,19 @@ int VerifyStreamed(const Args& args, const std::vector<Layout>& layouts, double 
                      100 * kStreamedRelativeHalfWidth * std::sqrt(needed / static_cast<double>(kMaxStreamedProbes)));
     }
     if (probes >= (uint64_t{1} << 40) - n) throw UsageError("--keys + probes must be below 2^40");
+    // One filter: its realized rate's scatter over key sets (measure.h) is
+    // outside the binomial interval; say so when it is no longer small.
+    if (predicted > 0.0 && predicted < 1.0) {
+      const double scatter = static_cast<double>(probes) * RealizedRateVariance(pt.layout, pt.blocks, pt.k, n) /
+                             (predicted * (1.0 - predicted));
+      if (scatter > 0.1)
+        std::fprintf(stderr,
+                     "verify: %s: one filter's rate scatters over key sets by %.2g of the interval's binomial "
+                     "variance at %llu probes (RealizedRateVariance), so the interval holds less often than %.4g%%; "
+                     "more keys, or fewer probes (--probes), make it small\n",
+                     std::string(LayoutName(pt.layout)).c_str(), scatter, static_cast<unsigned long long>(probes),
+                     confidence * 100);
+    }
     // Memory: refuse up front what the machine cannot hold.
     const uint64_t bytes = LayoutPayloadBytes(pt.layout, pt.blocks);
     const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);

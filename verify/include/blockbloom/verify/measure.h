@@ -102,10 +102,11 @@ Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec);
 // the insert order (all of them if fewer).
 //
 // One filter per measurement: its realized rate scatters around the model's
-// expectation (relative sd ~ k / sqrt(m) when half full), which the binomial
-// interval does not cover; that is negligible while probes x rate x k^2 / m
-// << 1 (2 x 10^8 probes at 1%, k = 6, m = 10^10 bits: 0.007), i.e. for the
-// large filters this mode is for (SuggestedReplicas above says when not).
+// expectation (RealizedRateVariance above), which the binomial interval does
+// not cover; that is negligible while probes x variance / (rate (1 - rate))
+// << 1 (the bits' part at 2 x 10^8 probes at 1%, k = 6, m = 10^10 bits: 0.007),
+// i.e. for the large filters this mode is for (SuggestedReplicas above says
+// when not; `blockbloom verify --streamed` warns above 0.1).
 //
 // Probes for a relative half-width r of the model's acceptance interval at
 // confidence C: N = (z / r)^2 (1 - p) / p (stats.h); at r = 5%, C = 99.99%
