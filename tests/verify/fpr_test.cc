@@ -186,16 +186,13 @@ TEST(FprScatter, FilterScatterMatchesPrediction) {
                          Point{Layout::kBlocked512, 16.0, 11, 100'000, KeyStream::kRandomU64, 0, 0, 0, 1}}) {
     SCOPED_TRACE(Describe(p));
     constexpr int kFamilies = 40;
-    std::vector<double> rates;
-    double binomial = 0.0;
-    for (uint64_t family = 1; family <= kFamilies; ++family) {
-      const Measurement m = Measure(p, nullptr, family);
-      rates.push_back(m.check.rate());
-      binomial = m.check.predicted * (1.0 - m.check.predicted) / static_cast<double>(m.check.trials);
-    }
+    std::vector<Measurement> ms;
+    for (uint64_t family = 1; family <= kFamilies; ++family) ms.push_back(Measure(p, nullptr, family));
     double mean = 0.0, var = 0.0;
-    for (double r : rates) mean += r / kFamilies;
-    for (double r : rates) var += (r - mean) * (r - mean) / (kFamilies - 1);
+    for (const Measurement& m : ms) mean += m.check.rate() / kFamilies;
+    for (const Measurement& m : ms) var += (m.check.rate() - mean) * (m.check.rate() - mean) / (kFamilies - 1);
+    const FprCheck& c = ms.front().check;  // every family: the same point, so the same model rate and probes
+    const double binomial = c.predicted * (1.0 - c.predicted) / static_cast<double>(c.trials);
     const double predicted = RealizedRateVariance(p.layout, BlocksFor(p), p.k, p.inserts) + binomial;
     EXPECT_GT(var, 0.3 * predicted) << "scatter " << var << ", predicted " << predicted;
     EXPECT_LT(var, 1.7 * predicted) << "scatter " << var << ", predicted " << predicted;

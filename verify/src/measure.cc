@@ -193,25 +193,22 @@ double LoadScatter(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
   return std::max(0.0, f2 - f1 * f1 - fl * fl / var_l) / static_cast<double>(num_blocks);
 }
 
-uint64_t ReplicasFor(double variance, double rate, uint64_t probes) {
-  if (!(rate > 0.0) || !(variance > 0.0)) return 1;
-  const double per_filter = std::max(1.0, kScatterBudget * rate * (1.0 - rate) / variance);
-  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(static_cast<double>(probes) / per_filter)));
+// RealizedRateVariance at the model's rate `rate` of that shape.
+double VarianceAt(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n, double rate) {
+  return BitsScatter(num_blocks * LayoutBlockBits(layout), k, rate) + LoadScatter(layout, num_blocks, k, n);
 }
 }  // namespace
 
 double RealizedRateVariance(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
-  const double rate = PredictFpr(layout, num_blocks, k, n);  // checks the shape
-  return BitsScatter(num_blocks * LayoutBlockBits(layout), k, rate) + LoadScatter(layout, num_blocks, k, n);
+  return VarianceAt(layout, num_blocks, k, n, PredictFpr(layout, num_blocks, k, n));  // PredictFpr checks the shape
 }
 
 uint64_t SuggestedReplicas(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n, uint64_t probes) {
-  return ReplicasFor(RealizedRateVariance(layout, num_blocks, k, n), PredictFpr(layout, num_blocks, k, n), probes);
-}
-
-uint64_t SuggestedReplicas(uint64_t bits, uint32_t k, double rate, uint64_t probes) {
-  if (k == 0) return 1;
-  return ReplicasFor(BitsScatter(bits, k, rate), rate, probes);
+  const double rate = PredictFpr(layout, num_blocks, k, n);
+  const double variance = VarianceAt(layout, num_blocks, k, n, rate);
+  if (!(rate > 0.0) || !(variance > 0.0)) return 1;
+  const double per_filter = std::max(1.0, kScatterBudget * rate * (1.0 - rate) / variance);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(static_cast<double>(probes) / per_filter)));
 }
 
 Measurement MeasureFpr(Filter& filter, const MeasureSpec& spec) {

@@ -82,9 +82,6 @@ double RealizedRateVariance(Layout layout, uint64_t num_blocks, uint32_t k, uint
 // variance: probes-per-filter P needs P var / (rate (1 - rate)) <= 0.1, with
 // var = RealizedRateVariance and rate = PredictFpr; returns ceil(probes / P_max).
 uint64_t SuggestedReplicas(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n, uint64_t probes);
-// The bits' part alone (var = rate^2 k^2 / bits): what the overload above
-// counted before the block loads' part was added; kept for existing callers.
-uint64_t SuggestedReplicas(uint64_t bits, uint32_t k, double rate, uint64_t probes);
 
 // Measures as above, once per replica (clearing `filter` before each), probes
 // split evenly, counts summed. Throws std::invalid_argument naming the field
