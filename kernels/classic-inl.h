@@ -5,9 +5,10 @@
 //            g_{i+1} = g_i + ClassicStep(hash) (mod 2^64); probe i sets bit
 //            ClassicIndex(g_i, m) = (g_i * m) >> 64, bit b at byte b >> 3, bit b & 7.
 //   Formula: PredictFpr's classic branch in engine/src/model.cc (not
-//            BlockModel: there are no blocks): ClassicFprExact,
-//            (1 - (1 - 1/m)^(kn))^k, plus the equal-64-bit-hash term, derived
-//            in engine/include/blockbloom/model.h ("Classic").
+//            BlockModel: there are no blocks): ClassicDoubleHashingFpr, the
+//            distribution of the distinct bits these probes set (derived in
+//            engine/src/classic_model.cc), plus the equal-64-bit-hash term;
+//            engine/include/blockbloom/model.h ("Classic") states it.
 // The scalar reference below defines the bits; the per-target probe after it
 // reproduces them byte for byte (tests/kernels_test.cc).
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -82,6 +83,107 @@ TEST(ModelFormulas, ClassicOptimumAndSizing) {
   // Bits for a rate, then the rate at the optimal k: the target.
   const double m = ClassicBitsForFpr(1000, 0.001);
   EXPECT_NEAR(ClassicFprApprox(m, 1000, ClassicOptimalK(m, 1000)), 0.001, 1e-9);
+}
+
+// ---- Classic's double hashing (engine/src/classic_model.cc) ----------------------
+
+// A distribution over j = 0..k: non-negative, summing to 1, nothing above
+// min(k, m) distinct bits, and E[k - J] = (1/m) sum_{D<k} phi(D) (k - D)/D in
+// the windows' range (m >= 2k - 3), where the midpoint rule is exact (E[J | t]
+// is linear in t).
+TEST(ModelClassicProbes, DistributionAndMeanDistinct) {
+  auto totient = [](uint32_t d) {
+    uint32_t n = 0;
+    for (uint32_t a = 1; a <= d; ++a) n += std::gcd(a, d) == 1;
+    return n;
+  };
+  for (uint32_t k : {1u, 2u, 3u, 7u, 16u, 32u}) {
+    for (uint64_t m : {uint64_t{1}, uint64_t{2}, uint64_t{5}, uint64_t{40}, uint64_t{61}, uint64_t{62}, uint64_t{1000},
+                       uint64_t{27'720}, uint64_t{1} << 40}) {
+      SCOPED_TRACE("m = " + std::to_string(m) + ", k = " + std::to_string(k));
+      const std::vector<double> p = ClassicDistinctProbes(m, k);
+      ASSERT_EQ(p.size(), k + 1);
+      double total = 0.0, missing = 0.0;  // E[k - J], summed without cancelling
+      for (uint32_t j = 0; j <= k; ++j) {
+        EXPECT_GE(p[j], 0.0) << j;
+        if (j == 0 || j > m) {
+          EXPECT_EQ(p[j], 0.0) << j;
+        }
+        total += p[j];
+        missing += (k - j) * p[j];
+      }
+      EXPECT_NEAR(total, 1.0, 1e-12);
+      if (m < 2 || m + 3 < 2 * uint64_t{k}) continue;
+      double lost = 0.0;
+      for (uint32_t d = 1; d < k; ++d) lost += totient(d) * static_cast<double>(k - d) / d;
+      lost /= static_cast<double>(m);
+      EXPECT_NEAR(missing, lost, 1e-9 * lost);
+    }
+  }
+}
+
+// The distribution against the kernel's own probes (kernels/common.h's
+// ClassicIndex on g + i step). Steps are drawn inside each window of
+// classic_model.cc with equal samples per window and weighted by the window's
+// probability 2 / (D m) (outside every window J = k, also checked); each P(J = j)
+// must match within 5 standard errors of the sample plus 0.5% of itself.
+// Treating the columns as independent misses single values by 20-35% here.
+TEST(ModelClassicProbes, MatchesTheKernelsProbes) {
+  uint64_t state = 12345;
+  auto next = [&state] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  auto unit = [&next] { return static_cast<double>(next() >> 11) * 0x1p-53; };
+  auto distinct = [](uint64_t g, uint64_t step, uint64_t m, uint32_t k) {
+    std::vector<uint64_t> bits;
+    for (uint32_t i = 0; i < k; ++i, g += step) bits.push_back(kernels::ClassicIndex(g, m));
+    std::sort(bits.begin(), bits.end());
+    return static_cast<uint32_t>(std::unique(bits.begin(), bits.end()) - bits.begin());
+  };
+  constexpr int kSamples = 20'000;
+  for (const auto& [m, k] : {std::pair<uint64_t, uint32_t>{20'000, 16}, {27'720, 12}, {1'001, 24}}) {
+    SCOPED_TRACE("m = " + std::to_string(m) + ", k = " + std::to_string(k));
+    std::vector<double> est(k + 1, 0.0), var(k + 1, 0.0);
+    double in_windows = 0.0;
+    for (uint32_t d = 1; d < k; ++d) {
+      for (uint32_t a = 0; a < d; ++a) {
+        if (std::gcd(a, d) != 1) continue;
+        const double weight = 2.0 / (d * static_cast<double>(m));
+        in_windows += weight;
+        std::vector<double> h(k + 1, 0.0);
+        for (int s = 0; s < kSamples; ++s) {
+          double bits_step = a * static_cast<double>(m) / d + (2.0 * unit() - 1.0) / d;
+          if (bits_step < 0) bits_step += static_cast<double>(m);
+          const auto step = static_cast<uint64_t>(std::ldexp(static_cast<long double>(bits_step) / m, 64)) | 1;
+          h[distinct(next(), step, m, k)] += 1.0 / kSamples;
+        }
+        for (uint32_t j = 0; j <= k; ++j) {
+          est[j] += weight * h[j];
+          var[j] += weight * weight * h[j] * (1.0 - h[j]) / kSamples;
+        }
+      }
+    }
+    est[k] += 1.0 - in_windows;
+    const std::vector<double> model = ClassicDistinctProbes(m, k);
+    for (uint32_t j = 1; j <= k; ++j)
+      EXPECT_NEAR(model[j], est[j], 5.0 * std::sqrt(var[j]) + 0.005 * est[j]) << "J = " << j;
+    // Outside every window the k probes are distinct.
+    for (int s = 0; s < 100'000; ++s) {
+      const uint64_t step = next() | 1;
+      const double bits_step = std::ldexp(static_cast<double>(step), -64) * static_cast<double>(m);
+      bool near = false;
+      for (uint32_t d = 1; d < k && !near; ++d) {
+        const double x = d * bits_step;
+        near = std::fabs(x - static_cast<double>(m) * std::round(x / static_cast<double>(m))) < 1.0;
+      }
+      if (!near) {
+        ASSERT_EQ(distinct(next(), step, m, k), k) << "step " << step;
+      }
+    }
+  }
 }
 
 // With one block, the blocked model is the per-block rate at load n.

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "blockbloom/model.h"
 #include "engine/src/errors.h"
 #include "engine/src/filter_access.h"
 
@@ -64,7 +66,15 @@ double EstimateDistinctKeys(Layout layout, uint64_t num_blocks, uint32_t k, uint
   const double x = static_cast<double>(popcount);
   if (x >= m) return std::numeric_limits<double>::infinity();
   const double log_empty = std::log1p(-x / m);  // ln(1 - X/m), accurate for small fills
-  if (layout == Layout::kClassic) return -(m / k) * log_empty;  // Swamidass & Baldi
+  if (layout == Layout::kClassic) {
+    // A key sets J distinct bits (double hashing: J < k for some steps,
+    // ClassicDistinctProbes), a given one with probability q = E[J]/m; with
+    // J = k and ln(1 - k/m) ~ -k/m this is Swamidass & Baldi's -(m/k) ln(1 - X/m).
+    const std::vector<double> distinct = ClassicDistinctProbes(num_blocks, k);
+    double mean = 0.0;
+    for (size_t j = 1; j < distinct.size(); ++j) mean += static_cast<double>(j) * distinct[j];
+    return log_empty / std::log1p(-mean / m);
+  }
   // q, the chance one key sets a given bit: the key's block is the bit's with
   // probability 1/b; there (the layout's ProbeSpread, layout.h) k probes
   // anywhere in B bits set it with probability 1 - (1 - 1/B)^k, and one probe

@@ -119,7 +119,7 @@ double PredictFpr(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t n) {
     // Probes come from the full 64-bit hash: an absent key with an inserted
     // key's hash (chance 1 - (1 - 2^-64)^n) collides on every probe; the
     // 64-bit probe index's non-uniformity is below double precision (model.h).
-    const double f = ClassicFprExact(static_cast<double>(num_blocks), static_cast<double>(n), k);
+    const double f = ClassicDoubleHashingFpr(num_blocks, k, static_cast<double>(n));
     const double same_hash = -std::expm1(static_cast<double>(n) * std::log1p(-kTwoPowMinus64));
     return std::clamp(f + (1.0 - f) * same_hash, 0.0, 1.0);
   }
