@@ -113,32 +113,38 @@ double StableFilter::StableFpr() const {
 // ---- A2Filter ---------------------------------------------------------------------------------
 
 namespace {
+// One vector's rate: the classic layout's own (double hashing,
+// ClassicDoubleHashingFpr), or the textbook (1 - (1 - 1/M)^(kn))^k that sized
+// the files written before 2026-11-28 (A2Filter::TextbookParamsFor).
+enum class Sizing { kDoubleHashing, kTextbook };
+double VectorRate(Sizing sizing, uint64_t vector_bits, uint32_t k, uint64_t n) {
+  if (sizing == Sizing::kTextbook) return ClassicFprExact(static_cast<double>(vector_bits), static_cast<double>(n), k);
+  return ClassicDoubleHashingFpr(vector_bits, k, static_cast<double>(n));
+}
 // Both vectors of M bits at n keys with k probes: 1 - (1 - f_c)^2, computed
 // as -expm1(2 log1p(-f_c)) so that small rates keep their digits.
-double BothFull(double vector_bits, uint64_t n, uint32_t k) {
-  const double fc = ClassicFprExact(vector_bits, static_cast<double>(n), k);
-  return -std::expm1(2.0 * std::log1p(-fc));
+double BothFull(Sizing sizing, uint64_t vector_bits, uint64_t n, uint32_t k) {
+  return -std::expm1(2.0 * std::log1p(-VectorRate(sizing, vector_bits, k, n)));
 }
-}  // namespace
 
-A2Filter::Params A2Filter::ParamsFor(uint64_t bits, double fpr) {
+A2Filter::Params SizeFor(uint64_t bits, double fpr, Sizing sizing) {
   CheckRange("bits", bits, 2, 2 * kMaxClassicBits);
   CheckOpen("fpr", fpr, 0.0, 1.0);
-  const double vector_bits = static_cast<double>(bits / 2);
-  Params best{0, 0, 0.0};
+  const uint64_t vector_bits = bits / 2;
+  A2Filter::Params best{0, 0, 0.0};
   for (uint32_t k = 1; k <= kMaxProbes; ++k) {
     // The rate rises with n: bisect for the largest n meeting fpr. Above
     // M ln 2 / k * 4 keys no k meets any rate below 0.9: a safe upper end.
-    uint64_t lo = 0, hi = static_cast<uint64_t>(4.0 * vector_bits) + 1;
+    uint64_t lo = 0, hi = 4 * vector_bits + 1;
     while (lo < hi) {
       const uint64_t mid = lo + (hi - lo + 1) / 2;
-      if (BothFull(vector_bits, mid, k) <= fpr) {
+      if (BothFull(sizing, vector_bits, mid, k) <= fpr) {
         lo = mid;
       } else {
         hi = mid - 1;
       }
     }
-    if (lo > best.capacity) best = {k, lo, ClassicFprExact(vector_bits, static_cast<double>(lo), k)};
+    if (lo > best.capacity) best = {k, lo, ClassicDoubleHashingFpr(vector_bits, k, static_cast<double>(lo))};
   }
   if (best.capacity < 1) {
     // One key in a vector of M bits with k probes: rate ~ (k/M)^k, best at k = 1: 1/M per vector.
@@ -156,9 +162,16 @@ A2Filter::Params A2Filter::ParamsFor(uint64_t bits, double fpr) {
   }
   return best;
 }
+}  // namespace
+
+A2Filter::Params A2Filter::ParamsFor(uint64_t bits, double fpr) { return SizeFor(bits, fpr, Sizing::kDoubleHashing); }
+A2Filter::Params A2Filter::TextbookParamsFor(uint64_t bits, double fpr) { return SizeFor(bits, fpr, Sizing::kTextbook); }
 
 A2Filter::A2Filter(uint64_t bits, double fpr, HashKind hash, uint64_t seed)
-    : bits_(bits), fpr_(fpr), params_(ParamsFor(bits, fpr)), hasher_{hash, seed},
+    : A2Filter(bits, fpr, ParamsFor(bits, fpr), hash, seed) {}
+
+A2Filter::A2Filter(uint64_t bits, double fpr, Params params, HashKind hash, uint64_t seed)
+    : bits_(bits), fpr_(fpr), params_(params), hasher_{hash, seed},
       vectors_{Filter::WithBlocks(Layout::kClassic, bits / 2, params_.k, hash, seed),
                Filter::WithBlocks(Layout::kClassic, bits / 2, params_.k, hash, seed)} {}
 
@@ -183,19 +196,20 @@ bool A2Filter::MayContainHash(uint64_t hash) const {
 }
 
 namespace {
-double BothVectors(double m, uint32_t k, uint64_t n1, uint64_t n2) {
+double BothVectors(uint64_t m, uint32_t k, uint64_t n1, uint64_t n2) {
   // A fresh key is a false positive unless both vectors reject it.
-  return 1.0 - (1.0 - ClassicFprExact(m, static_cast<double>(n1), k)) * (1.0 - ClassicFprExact(m, static_cast<double>(n2), k));
+  return 1.0 - (1.0 - ClassicDoubleHashingFpr(m, k, static_cast<double>(n1))) *
+                   (1.0 - ClassicDoubleHashingFpr(m, k, static_cast<double>(n2)));
 }
 }  // namespace
 
 double A2Filter::Fpr() const {
   if (empty()) return 0.0;
-  return BothVectors(static_cast<double>(active().bit_count()), params_.k, active_count_, passive_count_);
+  return BothVectors(active().bit_count(), params_.k, active_count_, passive_count_);
 }
 
 double A2Filter::FprAtCapacity() const {
-  return BothFull(static_cast<double>(active().bit_count()), params_.capacity, params_.k);
+  return BothFull(Sizing::kDoubleHashing, active().bit_count(), params_.capacity, params_.k);
 }
 
 void A2Filter::Clear() {

@@ -136,7 +136,7 @@ uint64_t CountingFilter::CountHash(uint64_t hash) const { return empty() ? 0 : M
 
 double CountingFilter::Fpr(uint64_t n) const {
   if (empty()) return 0.0;
-  return ClassicFprExact(static_cast<double>(cells()), static_cast<double>(n), k_);
+  return ClassicDoubleHashingFpr(cells(), k_, static_cast<double>(n));
 }
 
 void CountingFilter::Clear() {

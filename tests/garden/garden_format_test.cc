@@ -479,6 +479,29 @@ TEST(GardenFormatErrors, NameTheByteAndWhatWasExpected) {
 
 // ---- Merges --------------------------------------------------------------------------
 
+// A2 files written before 2026-11-28 were sized with the textbook rate
+// (aging.h): the golden file of that time (MakeA2: 2^13 bits at 2%, capacity
+// 427 where the vectors' own rate gives 426) loads with the k_a and capacity
+// it was written with, saves back to the same bytes, and finds the last
+// `capacity` keys inserted (keys 0..1499).
+TEST(GardenFormatCompat, A2FilesSizedByTheTextbookRateLoadAsWritten) {
+  const std::string path = std::string(BLOCKBLOOM_SOURCE_DIR) + "/tests/golden/garden_a2_textbook_sizing.bbg";
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << "missing " << path;
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const A2Filter f = DeserializeGarden<A2Filter>(bytes, path);
+  const A2Filter::Params now = A2Filter::ParamsFor(f.bits(), f.target_fpr());
+  EXPECT_EQ(f.capacity(), 427u);
+  EXPECT_EQ(now.capacity, 426u) << "the file no longer tests the old sizing";
+  EXPECT_EQ(f.k(), now.k);
+  EXPECT_EQ(SerializeGarden(f), bytes);
+  for (uint64_t x = 1500 - f.capacity(); x < 1500; ++x) ASSERT_TRUE(f.MayContain(x)) << x;
+  // A capacity that is neither sizing's is refused, naming the current one.
+  std::vector<uint8_t> b = bytes;
+  Put64(b, 64 + 24, 428);
+  ExpectRefused<A2Filter>(Reseal(b), 64 + 24, "capacity = 428 disagrees with bits and fpr: expected 426");
+}
+
 TEST(GardenMerge, CountingAndSpectralMinimumSelectionGiveTheFilterOfTheUnion) {
   CountingFilter a(3000, 5), b(3000, 5), both(3000, 5);
   SpectralFilter sa(3000, 5, SpectralFilter::Policy::kMinimumSelection),

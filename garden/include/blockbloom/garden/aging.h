@@ -117,14 +117,18 @@ double StableFpr(double m, double k, double p, double max);
 // per-vector rate f_a = 1 - sqrt(1 - f). The article then takes k_a =
 // floor(-log2 f_a) and capacity (m / (2 k_a)) ln 2 (the vector half full);
 // but with k_a rounded down, 2^-k_a >= f_a, and the filter misses its target:
-// 1.53% at capacity for a 1% target (m = 2^20), 3.10% for 2%. So the capacity
+// 1.56% at capacity for a 1% target (m = 2^20), 3.10% for 2%. So the capacity
 // here is the exact one: for every k in [1, 32], the largest n with
-//   1 - (1 - f_c(m/2, n, k))^2 <= f,  f_c(M, n, k) = (1 - (1 - 1/M)^(kn))^k
-// (the classic exact rate, both vectors at n keys), by bisection; k_a is the k
-// with the largest such n (the smallest on ties). m = 2^20, f = 1%: k_a = 8,
-// capacity 47,534 (the article's k_a = 7 holds 47,450 within 1%, its formula
-// claims 51,915); f = 2%: k_a = 7, 54,711; f = 0.1%: k_a = 11, 33,141.
-// FprAtCapacity() <= f always.
+//   1 - (1 - f_c(m/2, n, k))^2 <= f,  f_c(M, n, k) = ClassicDoubleHashingFpr(M, k, n)
+// (the vectors' own rate, blockbloom/model.h, both vectors at n keys), by
+// bisection; k_a is the k with the largest such n (the smallest on ties).
+// m = 2^20, f = 1%: k_a = 8, capacity 47,533 (the article's k_a = 7 holds
+// 47,449 within 1%, its formula claims 51,915); f = 2%: k_a = 7, 54,710;
+// f = 0.1%: k_a = 11, 33,136. FprAtCapacity() <= f always.
+// Files written before 2026-11-28 were sized with the textbook
+// (1 - (1 - 1/M)^(kn))^k in place of f_c (TextbookParamsFor; capacities a few
+// keys larger, 47,534 at m = 2^20, f = 1%): they load with the k_a and capacity
+// they were written with, and save them back unchanged.
 //
 // Guarantee: every key passed to Insert since the start of the previous
 // generation (at least the last `capacity` distinct new keys) is found.
@@ -174,13 +178,16 @@ class A2Filter {
   const Filter& active() const { return vectors_[active_]; }
   const Filter& passive() const { return vectors_[1 - active_]; }
   // The model now: 1 - (1 - f(active_count)) (1 - f(passive_count)), f the
-  // classic exact rate of an m/2-bit vector with k_a probes.
+  // rate of an m/2-bit classic vector with k_a probes (ClassicDoubleHashingFpr).
   double Fpr() const;
   // Both vectors at capacity.
   double FprAtCapacity() const;
 
  private:
   friend struct GardenCodec;
+  // The sizing of files written before 2026-11-28 (above); the codec accepts it.
+  static Params TextbookParamsFor(uint64_t bits, double fpr);
+  A2Filter(uint64_t bits, double fpr, Params params, HashKind hash, uint64_t seed);
   uint64_t bits_;
   double fpr_;
   Params params_;

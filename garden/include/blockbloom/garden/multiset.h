@@ -7,8 +7,9 @@
 // Notation: m cells, n keys inserted, k cells per key, w bits per counter.
 //
 // Membership in every counter-based filter here is "all k counters non-zero",
-// so before any delete it is exactly the classic Bloom filter over m cells:
-// a cell is untouched by n keys with probability (1 - 1/m)^(kn), hence
+// so before any delete it is exactly the classic layout over m cells, with the
+// same double-hashed probes: f = ClassicDoubleHashingFpr(m, k, n)
+// (blockbloom/model.h), which for large m is the textbook
 //   f = (1 - (1 - 1/m)^(kn))^k                        (ClassicFprExact)
 // Example: m/n = 8, k = 6 -> 2.16%.
 #ifndef BLOCKBLOOM_GARDEN_MULTISET_H_
