@@ -26,7 +26,8 @@
 // one filter of 1,000 keys at 60 bits/key, k = 20, and at 30 bits/key, k = 32,
 // and of 100,000 keys at 30 bits/key, k = 32, each inside its 99.99% interval
 // (docs/layouts-and-model.md has the figures). What remains approximate is the
-// textbook's own step, the query's bits taken as independent given p.
+// textbook's own step, the query's bits taken as independent given p, and for
+// filters of at most 60 bits a grid over the step (within 0.4%).
 //
 // Blocked (one block per key; Putze, Sanders & Singler 2007): the block a
 // query lands in holds i keys with probability Binomial(i; n, 1/b) (computed
