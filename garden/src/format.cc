@@ -468,9 +468,13 @@ struct GardenCodec {
     const uint64_t at_cap = r.last();
     if (k != want.k || cap != want.capacity) {
       // Written before 2026-11-28, sized by the textbook rate (aging.h): kept as written.
-      const A2Filter::Params old = A2Filter::TextbookParamsFor(bits, fpr);  // cannot throw where ParamsFor did not
-      if (k == old.k && cap == old.capacity) {
-        want = old;
+      std::optional<A2Filter::Params> old;
+      try {
+        old = A2Filter::TextbookParamsFor(bits, fpr);
+      } catch (const std::invalid_argument&) {  // no textbook sizing there: only the current one is accepted
+      }
+      if (old && k == old->k && cap == old->capacity) {
+        want = *old;
       } else if (k != want.k) {
         r.Fail(at_k, "k_a = " + std::to_string(k) + " disagrees with bits and fpr: expected " + std::to_string(want.k));
       } else {
