@@ -33,12 +33,15 @@ Filter Fold(const Filter& filter);
 // Every layout sets each bit independently with the same probability q per
 // inserted key (q below), so after n distinct keys E[X] / m = 1 - (1 - q)^n
 // and inverting gives n ~ ln(1 - X/m) / ln(1 - q):
-//   classic:                 Swamidass & Baldi, n ~ -(m/k) ln(1 - X/m)  (q ~ k/m)
+//   classic:                 q = E[J]/m, J the distinct bits of a key's k
+//                            double-hashed probes (ClassicDistinctProbes, model.h);
+//                            with q ~ k/m, Swamidass & Baldi's -(m/k) ln(1 - X/m)
 //   blocked512, register64:  the key's block with prob. 1/b, then k probes with
 //                            replacement among B bits: q = (1 - (1 - 1/B)^k) / b
 //   split256, sectorized512: one bit per zone of S bits (S = 32, resp. 512/k):
 //                            q = 1 / (b S)
 // X = popcount, m = bits. Returns +infinity when every bit is set (X = m).
+// Classic: throws std::invalid_argument for k outside 1..32.
 double EstimateDistinctKeys(Layout layout, uint64_t num_blocks, uint32_t k, uint64_t popcount);
 
 }  // namespace blockbloom
