@@ -113,6 +113,7 @@ TEST(ModelClassicProbes, DistributionAndMeanDistinct) {
         missing += (k - j) * p[j];
       }
       EXPECT_NEAR(total, 1.0, 1e-12);
+      EXPECT_NEAR(ClassicMeanDistinctProbes(m, k), k - missing, 1e-12);
       if (m < 2 || m + 3 < 2 * uint64_t{k}) continue;
       double lost = 0.0;
       for (uint32_t d = 1; d < k; ++d) lost += totient(d) * static_cast<double>(k - d) / d;

@@ -73,7 +73,7 @@
 namespace blockbloom {
 namespace {
 
-constexpr uint32_t kMaxK = 32;
+constexpr uint32_t kMaxK = LayoutMaxK(Layout::kClassic);  // 32
 // Midpoint cells over t for the windows of denominator D. The integrand is
 // piecewise linear in t, so the rule is exact between its kinks; at D = 1 they
 // are at t = j/(k - 1), on cell edges with 64 (k - 1) cells, so that row is
@@ -220,11 +220,20 @@ std::vector<double> ClassicDistinctProbes(uint64_t m, uint32_t k) {
   return p;
 }
 
+namespace {
+double Mean(const std::vector<double>& dist) {
+  double mean = 0.0;
+  for (size_t j = 1; j < dist.size(); ++j) mean += static_cast<double>(j) * dist[j];
+  return mean;
+}
+}  // namespace
+
+double ClassicMeanDistinctProbes(uint64_t m, uint32_t k) { return Mean(ClassicDistinctProbes(m, k)); }
+
 double ClassicDoubleHashingFpr(uint64_t m, uint32_t k, double n) {
   const std::vector<double> dist = ClassicDistinctProbes(m, k);
   if (!(n > 0.0)) return 0.0;
-  double mean = 0.0;
-  for (uint32_t j = 1; j <= k; ++j) mean += j * dist[j];
+  const double mean = Mean(dist);
   const double set = -std::expm1(n * std::log1p(-std::min(1.0, mean / static_cast<double>(m))));
   if (set >= 1.0) return 1.0;  // every bit set: the sum below is 1 up to rounding
   double f = 0.0;

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "blockbloom/model.h"
 #include "engine/src/errors.h"
@@ -70,10 +69,7 @@ double EstimateDistinctKeys(Layout layout, uint64_t num_blocks, uint32_t k, uint
     // A key sets J distinct bits (double hashing: J < k for some steps,
     // ClassicDistinctProbes), a given one with probability q = E[J]/m; with
     // J = k and ln(1 - k/m) ~ -k/m this is Swamidass & Baldi's -(m/k) ln(1 - X/m).
-    const std::vector<double> distinct = ClassicDistinctProbes(num_blocks, k);
-    double mean = 0.0;
-    for (size_t j = 1; j < distinct.size(); ++j) mean += static_cast<double>(j) * distinct[j];
-    return log_empty / std::log1p(-mean / m);
+    return log_empty / std::log1p(-ClassicMeanDistinctProbes(num_blocks, k) / m);
   }
   // q, the chance one key sets a given bit: the key's block is the bit's with
   // probability 1/b; there (the layout's ProbeSpread, layout.h) k probes

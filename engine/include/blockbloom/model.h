@@ -157,6 +157,9 @@ double ClassicBitsForFpr(double n, double p);
 // tabulates it (all 32 k's take ~0.1 s on Zen 5), later calls cost O(k^3)
 // (~3 us at k = 32).
 std::vector<double> ClassicDistinctProbes(uint64_t m, uint32_t k);
+// E[J] of that distribution: a given bit is among a key's probes with
+// probability E[J]/m (EstimateDistinctKeys, the rate below). Same errors.
+double ClassicMeanDistinctProbes(uint64_t m, uint32_t k);
 // The rate of those probes after n keys: sum_j P(J = j) p^j, where a bit is set
 // with probability p = 1 - (1 - E[J]/m)^n. PredictFpr's classic branch.
 double ClassicDoubleHashingFpr(uint64_t m, uint32_t k, double n);
