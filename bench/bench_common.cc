@@ -30,6 +30,7 @@ std::string_view OpName(Op op) {
     case Op::kFloorRmw: return "floor_rmw";
     case Op::kFloorLine: return "floor_line";
     case Op::kHash: return "hash";
+    case Op::kFloorCall: return "floor_call";
   }
   return "?";
 }

@@ -37,7 +37,21 @@ namespace blockbloom::bench {
 // ---- Row plan -------------------------------------------------------------------
 
 enum class KeyType { kU64, kUrl };
-enum class Op { kInsert, kInsertAtomic, kQueryPresent, kQueryAbsent, kQueryMix, kFloorRead, kFloorRmw, kFloorLine, kHash };
+enum class Op {
+  kInsert,
+  kInsertAtomic,
+  kQueryPresent,
+  kQueryAbsent,
+  kQueryMix,
+  kFloorRead,
+  kFloorRmw,
+  kFloorLine,
+  kHash,
+  // floor_call (uint64 keys, Mode::kPerKey): one call per key through a
+  // function pointer to a function that reads no memory (bench/floor_bench.cc);
+  // what no run-time dispatched per-key call can beat.
+  kFloorCall,
+};
 // kTyped: one key at a time through blockbloom/typed.h (bench/typed_rows.h).
 // kTypedFold: the same loop with one folded multiply of the key as its hash
 // (Boost.Bloom's mulx64 mixing of integer keys, the shortest hash chain there

@@ -5,7 +5,10 @@
 // floor_read: hash each key, then read one random 64-byte line of a buffer of the
 // filter's size; floor_rmw: the same with a read-modify-write of one word of the
 // line; floor_line: the line read alone, over hashes computed before the timing
-// (what no filter of this size can beat on this machine, whatever its hash).
+// (what no filter of this size can beat on this machine, whatever its hash);
+// floor_call (uint64 keys, per key): one call per key through a function
+// pointer to a function that reads no memory, given an object and the key:
+// what no run-time dispatched per-key call can beat, whatever its probe.
 // Everything a blocked filter must do and nothing more: one hash, one
 // fastrange, one cache line per key. The pipeline is the kernels' own
 // (kernels/probe-inl.h): hashes computed in L1 chunks of kChunk keys, the next
@@ -114,6 +117,22 @@ uint64_t LineRun(const Buf& b, const uint64_t* h, size_t n, size_t avail, bool p
   return hits;
 }
 
+// floor_call: the least a run-time dispatched one-key call can be. The callee
+// takes the filter object and the key in registers and reads no memory; it is
+// reached through a pointer read once (volatile, so the call stays an indirect
+// call), as Boost's per-call reference rows call theirs (bench/boost_peer_bench.cc).
+// Filter::MayContain(key) passes five words instead, reloaded after each call.
+__attribute__((noinline)) bool EmptyProbe(const void*, uint64_t key) { return (key & 1) != 0; }
+using EmptyProbeFn = bool (*)(const void*, uint64_t);
+EmptyProbeFn volatile g_empty_probe = &EmptyProbe;
+
+__attribute__((noinline)) uint64_t CallRun(const void* filter, const uint64_t* keys, size_t n) {
+  const EmptyProbeFn call = g_empty_probe;
+  uint64_t hits = 0;
+  for (size_t i = 0; i < n; ++i) hits += call(filter, keys[i]);
+  return hits;
+}
+
 OneSlot<HugeBuffer> g_buffer;
 
 template <typename Key>
@@ -157,6 +176,9 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
         } else {
           FloorRun<LineOp::kRmw>(b, k, len, prefetch);
         }
+        break;
+      case Op::kFloorCall:
+        if constexpr (std::is_same_v<Key, uint64_t>) hits += CallRun(&b, k, len);
         break;
       default: {  // kHash: the hash-only cost of the same keys
         HashChunk(k, len, hbuf.data());

@@ -350,6 +350,35 @@ class ReportTest(unittest.TestCase):
         table = "\n".join(report.boost_table(res))
         self.assertRegex(table, r"\| u64 \| 1Mkeys \| fast_multiblock32<8> vs split256 \| percall \| 2.6 / 2.5 = 0.962x \|")
 
+    def test_the_empty_call_bounds_the_dispatched_goal_unless_a_row_beats_it(self):
+        # Dispatched 2.6 ns/key against Boost inline 2.0 (0.77x); one empty call per key through a function
+        # pointer at 2.6 (bench/floor_bench.cc, floor_call): Boost over it is 0.769x, below 0.8x, so no
+        # dispatched call reaches the goal: the bound line says so. At 1.5 it reaches 1.33x: context.
+        ours = {("1Mkeys", "batch"): 1.6, ("10Mkeys", "batch"): 1.3, ("1Mkeys", "typed"): 1.5,
+                ("10Mkeys", "typed"): 1.5, ("1Mkeys", "perkey"): 2.6, ("10Mkeys", "perkey"): 2.6}
+        for call_ns, verdict in ((2.6, "out of reach of one call a key"), (1.5, "context")):
+            run = boost_run("avx3_dl", ours, 2.0)
+            run["benchmarks"].append(row("floor_call", "floor", "1Mkeys", "any", call_ns, mode="perkey"))
+            res = report.Results(run)
+            goals = "\n".join(report.boost_goals(res))
+            want = "0.769-0.769" if call_ns == 2.6 else "1.33-1.33"
+            self.assertRegex(goals, rf"\| \(bound: one empty call per key through a function pointer, {call_ns} "
+                                    rf"ns/key; Boost's per-key rows over it, the most one call a key can reach, "
+                                    rf"1Mkeys\) \| {want}x \| .* \| {verdict} \|")
+            self.assertNotIn("empty call per key through a function pointer, ", goals.split("10Mkeys: >= 0.8x")[1])
+            table = "\n".join(report.boost_table(res))
+            self.assertRegex(table, rf"\| u64 \| 1Mkeys \| reference: one empty call per key through a function "
+                                    rf"pointer \(the per-key calls' bound: no dispatched call of this size runs below "
+                                    rf"it\) \| perkey \| {call_ns} \|")
+        # A dispatched row below the empty call makes it no bound: the table says so and the goals quote none.
+        run = boost_run("avx3_dl", ours, 2.0)
+        run["benchmarks"].append(row("floor_call", "floor", "1Mkeys", "any", 2.7, mode="perkey"))
+        res = report.Results(run)
+        self.assertNotIn("(bound: one empty call", "\n".join(report.boost_goals(res)))
+        self.assertRegex("\n".join(report.boost_table(res)),
+                         r"one empty call per key through a function pointer \(not a bound: 12 per-key call row\(s\) "
+                         r"of this size run below it\) \| perkey \| 2.7 \|")
+
     def test_two_threads_over_one_is_a_goal_at_100m(self):
         # Our 100M-key queries and atomic inserts on one and two threads (wall-clock rates): the goal takes
         # the lowest speed-up over every layout and op; no two-thread rows, no goal line.
