@@ -230,13 +230,13 @@ void RegisterBoostPairs() {
     RegisterFloorRow(RowSpec{Op::kHash, "hash", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     RegisterFloorRow(RowSpec{Op::kFloorRead, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
     RegisterFloorRow(RowSpec{Op::kFloorRmw, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto"});
-    // The two-thread goal's machine: the same minimal probes on two threads
-    // (each its own keys), so the report can say what two threads of this
-    // work reach here at all.
     // The dispatched per-key rows' bound: one empty call per key through a
     // function pointer (floor_call).
     if (c.keys == KeyType::kU64)
       RegisterFloorRow(RowSpec{Op::kFloorCall, "floor", kBpk, c.size, c.keys, Mode::kPerKey, "any"});
+    // The two-thread goal's machine: the same minimal probes on two threads
+    // (each its own keys), so the report can say what two threads of this
+    // work reach here at all.
     if (c.keys == KeyType::kU64 && c.size.keys == 100'000'000) {
       for (Op op : {Op::kFloorLine, Op::kFloorRead})
         RegisterFloorRow(RowSpec{op, "floor", kBpk, c.size, c.keys, Mode::kBatch, "auto", 2});
