@@ -47,6 +47,7 @@ std::string RowSpec::Name() const {
            : mode == Mode::kPerCall ? "percall"
            : mode == Mode::kBatchPrefetch ? "batchpf"
            : mode == Mode::kBatchNoPrefetch ? "batchnopf"
+           : mode == Mode::kBuffered ? "buffered"
                                    : "typedfold")
       .append("/")
       .append(target);

@@ -19,6 +19,7 @@
 #include "bench/bench_common.h"
 #include "bench/boost_peer.h"
 #include "bench/typed_rows.h"
+#include "blockbloom/inserter.h"
 #include "blockbloom/model.h"
 #include "blockbloom/targets.h"
 
@@ -144,6 +145,11 @@ void OursRow(benchmark::State& st, const RowSpec& row, Side s) {
         st.SkipWithError("no typed instantiation for this layout, k and hash (bench/typed_bench.cc)");
         break;
       }
+    } else if (row.mode == Mode::kBuffered) {
+      if constexpr (std::is_same_v<Key, uint64_t>) {  // registered for uint64 inserts only
+        BufferedInserter ins(f);
+        for (const Key& k : keys) ins.Insert(k);
+      }
     } else if (row.mode == Mode::kPerKey) {
       if (row.op == Op::kInsert) {
         for (const Key& k : keys) f.Insert(k);
@@ -255,6 +261,13 @@ void RegisterBoostPairs() {
           if (have && mode != Mode::kTyped) {
             RowSpec theirs{op, bp::PairName(p), kBpk, c.size, c.keys, mode, "native"};
             Register(theirs, p, sides.front(), true);
+          }
+          // The per-key insert loop through a BufferedInserter (uint64 keys):
+          // ours only, against Boost's per-key inserts.
+          if (mode == Mode::kPerKey && op == Op::kInsert && c.keys == KeyType::kU64) {
+            for (const Side& s : sides)
+              Register(RowSpec{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, Mode::kBuffered, "any"}, p,
+                       s, false);
           }
           // Boost's per-key code behind one call per key: what the dispatched
           // rows' one call costs with the peer's own probe (Mode::kPerCall).

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "blockbloom/filter.h"
+#include "blockbloom/inserter.h"
 #include "blockbloom/model.h"
 #include "kernels/common.h"
 
@@ -81,6 +82,61 @@ TEST_P(EveryLayout, BatchEqualsPerKeyForIntegersStringsAndHashes) {
     EXPECT_EQ(batch.MayContainHashBatch(hashes, present), keys.size());
     for (uint64_t h : hashes) ASSERT_TRUE(batch.MayContainHash(h));
   }
+}
+
+// BufferedInserter (blockbloom/inserter.h): the same bits and count as one
+// InsertBatch of the same keys, keys in the filter only once their buffer is
+// written (full, Flush, destruction).
+TEST_P(EveryLayout, BufferedInserterWritesTheBatchOfItsKeys) {
+  const Layout l = GetParam();
+  constexpr size_t kCap = BufferedInserter::kCapacity;
+  const auto keys = Keys(2 * kCap + 37, 5);
+  Filter batch = Filter::WithBits(l, 40000, MidK(l), HashKind::kAes, 3);
+  batch.InsertBatch(keys);
+  Filter buffered = Filter::WithBits(l, 40000, MidK(l), HashKind::kAes, 3);
+  {
+    BufferedInserter ins(buffered);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      ins.Insert(keys[i]);
+      // Full buffers are written as they fill, the rest waits.
+      ASSERT_EQ(ins.pending(), (i + 1) % kCap) << i;
+      ASSERT_EQ(buffered.inserted(), (i + 1) / kCap * kCap) << i;
+    }
+    EXPECT_EQ(ins.pending(), 37u);
+  }  // the destructor writes the last 37
+  EXPECT_TRUE(buffered == batch) << LayoutName(l);
+  EXPECT_EQ(buffered.inserted(), keys.size());
+
+  // A pending key is not in the filter until Flush.
+  Filter f = Filter::WithBits(l, 40000, MidK(l));
+  BufferedInserter ins(f);
+  const uint64_t key = 0x1234567890abcdefULL;
+  ins.Insert(key);
+  EXPECT_EQ(f.inserted(), 0u);
+  EXPECT_EQ(f.PopCount(), 0u);
+  ins.Flush();
+  EXPECT_EQ(ins.pending(), 0u);
+  EXPECT_EQ(f.inserted(), 1u);
+  EXPECT_TRUE(f.MayContain(key));
+  ins.Flush();  // nothing pending: nothing written
+  EXPECT_EQ(f.inserted(), 1u);
+}
+
+TEST(BufferedInserterErrors, AnEmptyFilterIsRefusedAndAFailedFlushKeepsItsKeys) {
+  Filter empty;
+  EXPECT_THROW(BufferedInserter{empty}, std::logic_error);
+  Filter f = Filter::WithBits(Layout::kSplit256, 4096, 8);
+  BufferedInserter ins(f);
+  ins.Insert(7);
+  ins.Insert(8);
+  Filter moved = std::move(f);  // f is now the empty filter
+  EXPECT_THROW(ins.Flush(), std::logic_error);
+  EXPECT_EQ(ins.pending(), 2u);  // nothing lost
+  f = Filter::WithBits(Layout::kSplit256, 4096, 8);  // writable again: the keys go there
+  ins.Flush();
+  EXPECT_EQ(ins.pending(), 0u);
+  EXPECT_TRUE(f.MayContain(uint64_t{7}) && f.MayContain(uint64_t{8}));
+  EXPECT_EQ(moved.inserted(), 0u);
 }
 
 // The u64 hash is computed in registers; it must equal the hash of the bytes.

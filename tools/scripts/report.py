@@ -830,6 +830,8 @@ def boost_table(res):
              "leaves the model on sequential keys), the per-key probe behind the shortest hash chain; mode percall "
              "(a reference): the dispatched per-key calls (perkey) against Boost's own per-key code behind one "
              "out-of-line call per key through a function pointer, what one call a key costs a dispatched library; "
+             "mode buffered (inserts): the per-key loop through a BufferedInserter (blockbloom/inserter.h), its keys "
+             "written in batches of 4096, against Boost's per-key inserts; "
              "`x` = Boost / blockbloom (above 1: blockbloom faster).", "",
              "| keys | n | pair | mode | insert: ours / Boost = x | query absent | query present |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -837,7 +839,7 @@ def boost_table(res):
         for size in sorted({r.size for r in res.rows.values() if r.layout.startswith("boost_") and r.keys == keys},
                            key=lambda x: size_bytes(x, 10)):
             for ours, theirs, label in BOOST_PAIRS:
-                for mode in ("batch", "perkey", "percall", "typed", "typedfold"):
+                for mode in ("batch", "perkey", "buffered", "percall", "typed", "typedfold"):
                     cells = []
                     for op in ("insert", "query_absent", "query_present"):
                         # typed: blockbloom/typed.h per key (compiled -march=native) against Boost's per-key
