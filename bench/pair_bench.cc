@@ -263,10 +263,12 @@ void RegisterBoostPairs() {
             Register(theirs, p, sides.front(), true);
           }
           // The per-key insert loop through a BufferedInserter (uint64 keys):
-          // ours only, against Boost's per-key inserts.
+          // ours only, against Boost's per-key inserts. Its batches run on the
+          // active target, so the row pins the pairs' one, as the batch rows do
+          // (with "any" it ran on whatever the previous row had pinned).
           if (mode == Mode::kPerKey && op == Op::kInsert && c.keys == KeyType::kU64) {
             for (const Side& s : sides)
-              Register(RowSpec{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, Mode::kBuffered, "any"}, p,
+              Register(RowSpec{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, Mode::kBuffered, target}, p,
                        s, false);
           }
           // Boost's per-key code behind one call per key: what the dispatched

@@ -33,8 +33,9 @@
 //   J = sum_r [1 + floor(phi_r + (K_r - 1) t)],
 // t uniform on [0, 1) and phi_0 uniform on [0, 1). The columns share phi_0:
 // they are not independent (treating them so is off by 20-36% on single
-// values of J at m = 20,000, k = 16). For a given t each column adds floor((K_r - 1) t) + 1 plus
-// one more on an arc of phi_0 of length frac((K_r - 1) t); a sweep over the
+// values of J at m = 20,000, k = 16). For a given t each column adds
+// floor((K_r - 1) t) + 1 plus one more on an arc of phi_0 of length
+// frac((K_r - 1) t); a sweep over the
 // arcs gives J's distribution over phi_0 exactly, and t is integrated by the
 // midpoint rule (StepsFor cells). The window's distribution depends on m only
 // through c, so it is tabulated once per k, for every (D, c).
@@ -197,7 +198,8 @@ const std::vector<double>& SmallFilterDistributionFor(uint64_t m, uint32_t k) {
 
 std::vector<double> ClassicDistinctProbes(uint64_t m, uint32_t k) {
   if (k < 1 || k > kMaxK)
-    detail::Invalid("k = " + std::to_string(k) + " is out of range for double hashing: expected 1.." + std::to_string(kMaxK));
+    detail::Invalid("k = " + std::to_string(k) + " is out of range for double hashing: expected 1.." +
+                    std::to_string(kMaxK));
   if (m < 1) detail::Invalid("bits = 0 is out of range for double hashing: expected at least 1");
   if (m < 2 || m + 3 < 2 * uint64_t{k}) return SmallFilterDistributionFor(m, k);  // m <= kMaxSmallBits
   std::vector<double> p(k + 1, 0.0);

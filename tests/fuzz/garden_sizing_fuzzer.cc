@@ -209,7 +209,8 @@ void Headers(Input& in) {
 // ClassicDistinctProbes): a fixed cost, not one that grows with an input, so
 // it is paid here rather than inside the first input's budget.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  for (uint32_t k = 1; k <= 32; ++k) (void)blockbloom::ClassicDistinctProbes(1000, k);
+  const uint32_t max_k = blockbloom::LayoutMaxK(blockbloom::Layout::kClassic);
+  for (uint32_t k = 1; k <= max_k; ++k) (void)blockbloom::ClassicDistinctProbes(1000, k);
   return 0;
 }
 

@@ -12,9 +12,9 @@
 // Insert(key) 2.5, InsertBatch 0.7; bench/results/boost_buffered_zen5.md).
 // Here Insert(key) only stores the key in the inserter's buffer of kCapacity
 // keys; a full buffer goes to Filter::InsertBatch (the batch pipeline, its
-// look-ahead and hashing included). blockbloom/typed.h is the other way to fast single keys: it
-// inlines the probe, but needs the layout at compile time and the caller's
-// flags to name a SIMD target.
+// look-ahead and hashing included). blockbloom/typed.h is the other way to
+// fast single keys: it inlines the probe, but needs the layout at compile time
+// and the caller's flags to name a SIMD target.
 //
 // Contract:
 // - A key is in the filter (its bits set, filter.inserted() counting it) once
