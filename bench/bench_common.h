@@ -62,9 +62,9 @@ enum class Op {
 // reference for kPerKey, what one call a key costs with Boost's own probe.
 // kBatchPrefetch / kBatchNoPrefetch ("batchpf" / "batchnopf", --bb_preset=prefetch):
 // batches with prefetch forced on / off (kernels::SetPrefetchPolicy) for the row's runs.
-// kBuffered (uint64 inserts, ours): the per-key loop through a BufferedInserter
-// (blockbloom/inserter.h), its keys written in batches of kCapacity on the
-// row's target, as the batch rows.
+// kBuffered (inserts, ours): the per-key loop through a BufferedInserter
+// (blockbloom/inserter.h), its keys (uint64 keys; strings hashed at Insert)
+// written in batches of kCapacity on the row's target, as the batch rows.
 enum class Mode { kBatch, kPerKey, kTyped, kTypedFold, kPerCall, kBatchPrefetch, kBatchNoPrefetch, kBuffered };
 
 // A filter size: either a byte budget (the cache-level sizes of the issue: the

@@ -145,11 +145,9 @@ void OursRow(benchmark::State& st, const RowSpec& row, Side s) {
         st.SkipWithError("no typed instantiation for this layout, k and hash (bench/typed_bench.cc)");
         break;
       }
-    } else if (row.mode == Mode::kBuffered) {
-      if constexpr (std::is_same_v<Key, uint64_t>) {  // registered for uint64 inserts only
-        BufferedInserter ins(f);
-        for (const Key& k : keys) ins.Insert(k);
-      }
+    } else if (row.mode == Mode::kBuffered) {  // registered for inserts only
+      BufferedInserter ins(f);
+      for (const Key& k : keys) ins.Insert(k);
     } else if (row.mode == Mode::kPerKey) {
       if (row.op == Op::kInsert) {
         for (const Key& k : keys) f.Insert(k);
@@ -262,11 +260,12 @@ void RegisterBoostPairs() {
             RowSpec theirs{op, bp::PairName(p), kBpk, c.size, c.keys, mode, "native"};
             Register(theirs, p, sides.front(), true);
           }
-          // The per-key insert loop through a BufferedInserter (uint64 keys):
-          // ours only, against Boost's per-key inserts. Its batches run on the
-          // active target, so the row pins the pairs' one, as the batch rows do
-          // (with "any" it ran on whatever the previous row had pinned).
-          if (mode == Mode::kPerKey && op == Op::kInsert && c.keys == KeyType::kU64) {
+          // The per-key insert loop through a BufferedInserter (uint64 keys
+          // and strings): ours only, against Boost's per-key inserts. Its
+          // batches run on the active target, so the row pins the pairs' one,
+          // as the batch rows do (with "any" it ran on whatever the previous
+          // row had pinned).
+          if (mode == Mode::kPerKey && op == Op::kInsert) {
             for (const Side& s : sides)
               Register(RowSpec{op, std::string(LayoutName(s.layout)), kBpk, c.size, c.keys, Mode::kBuffered, target}, p,
                        s, false);

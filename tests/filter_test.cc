@@ -122,6 +122,81 @@ TEST_P(EveryLayout, BufferedInserterWritesTheBatchOfItsKeys) {
   EXPECT_EQ(f.inserted(), 1u);
 }
 
+// String keys and precomputed hashes through the inserter: hashed at Insert,
+// written with InsertHashBatch; the same bits and count as the batches of the
+// same keys, beside uint64 keys in the same inserter.
+TEST_P(EveryLayout, BufferedInserterWritesStringsAndHashesAsTheirBatches) {
+  const Layout l = GetParam();
+  constexpr size_t kCap = BufferedInserter::kCapacity;
+  const auto urls = Urls(2 * kCap + 37);
+  const std::vector<std::string_view> views(urls.begin(), urls.end());
+  const auto keys = Keys(kCap + 11, 9);
+  Filter batch = Filter::WithBits(l, 60000, MidK(l), HashKind::kXxh3, 5);
+  batch.InsertBatch(views);
+  batch.InsertBatch(keys);
+  Filter buffered = Filter::WithBits(l, 60000, MidK(l), HashKind::kXxh3, 5);
+  {
+    BufferedInserter ins(buffered);
+    for (size_t i = 0; i < views.size(); ++i) {
+      ins.Insert(views[i]);
+      if (i < keys.size()) ins.Insert(keys[i]);
+      const size_t strings = i + 1, ints = std::min(i + 1, keys.size());
+      ASSERT_EQ(ins.pending(), strings % kCap + ints % kCap) << i;
+      ASSERT_EQ(buffered.inserted(), strings / kCap * kCap + ints / kCap * kCap) << i;
+    }
+  }
+  EXPECT_TRUE(buffered == batch) << LayoutName(l);
+  EXPECT_EQ(buffered.inserted(), views.size() + keys.size());
+
+  // Precomputed hashes: HashU64 of the keys is what InsertBatch writes.
+  Filter hashed = Filter::WithBits(l, 60000, MidK(l), HashKind::kXxh3, 5);
+  {
+    BufferedInserter ins(hashed);
+    for (const auto& u : urls) ins.InsertHash(HashBytes(u, HashKind::kXxh3, 5));
+    for (uint64_t k : keys) ins.InsertHash(HashU64(k, HashKind::kXxh3, 5));
+    ins.Flush();
+    EXPECT_EQ(ins.pending(), 0u);
+  }
+  EXPECT_TRUE(hashed == batch) << LayoutName(l);
+  EXPECT_EQ(hashed.inserted(), views.size() + keys.size());
+}
+
+// Pending hashes belong to the filter (hash kind, seed) they were computed
+// for: a filter assigned another seed meanwhile gets none of them.
+TEST(BufferedInserterErrors, PendingHashesWaitForTheirFilter) {
+  Filter f = Filter::WithBits(Layout::kSplit256, 4096, 8, HashKind::kXxh3, 1);
+  BufferedInserter ins(f);
+  ins.Insert(std::string_view("alpha"));
+  ins.Insert(uint64_t{42});
+  Filter moved = std::move(f);
+  f = Filter::WithBits(Layout::kSplit256, 4096, 8, HashKind::kXxh3, 2);
+  try {
+    ins.Flush();
+    ADD_FAILURE() << "a flush of hashes for seed 1 into a filter of seed 2 did not throw";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("seed 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("seed 2"), std::string::npos) << e.what();
+  }
+  // The uint64 key went in (hashed by the flush's batch, for this filter); the
+  // string's hash waits.
+  EXPECT_EQ(ins.pending(), 1u);
+  EXPECT_EQ(f.inserted(), 1u);
+  EXPECT_EQ(f.PopCount(), 8u);
+  f = Filter::WithBits(Layout::kSplit256, 4096, 8, HashKind::kXxh3, 1);  // its filter again
+  ins.Flush();
+  EXPECT_EQ(ins.pending(), 0u);
+  EXPECT_TRUE(f.MayContain(std::string_view("alpha")));
+  EXPECT_EQ(f.inserted(), 1u);
+
+  // A string for an empty filter has no hash kind or seed to be hashed with.
+  Filter g = Filter::WithBits(Layout::kSplit256, 4096, 8);
+  BufferedInserter gi(g);
+  Filter g2 = std::move(g);
+  EXPECT_THROW(gi.Insert(std::string_view("beta")), std::logic_error);
+  EXPECT_THROW(gi.InsertHash(7), std::logic_error);
+  EXPECT_EQ(gi.pending(), 0u);
+}
+
 TEST(BufferedInserterErrors, AnEmptyFilterIsRefusedAndAFailedFlushKeepsItsKeys) {
   Filter empty;
   EXPECT_THROW(BufferedInserter{empty}, std::logic_error);

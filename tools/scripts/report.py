@@ -831,7 +831,7 @@ def boost_table(res):
              "(a reference): the dispatched per-key calls (perkey) against Boost's own per-key code behind one "
              "out-of-line call per key through a function pointer, what one call a key costs a dispatched library; "
              "mode buffered (inserts): the per-key loop through a BufferedInserter (blockbloom/inserter.h), its keys "
-             "written in batches of 4096, against Boost's per-key inserts; "
+             "(strings hashed at Insert) written in batches of 4096, against Boost's per-key inserts; "
              "`x` = Boost / blockbloom (above 1: blockbloom faster).", "",
              "| keys | n | pair | mode | insert: ours / Boost = x | query absent | query present |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
