@@ -42,8 +42,10 @@
 // - The filter must be writable: an empty filter (default-constructed or moved
 //   from) makes the constructor throw std::logic_error. If the filter is moved
 //   from while keys are pending, Flush() throws std::logic_error and keeps them
-//   pending; the destructor flushes without catching, so such an inserter's
-//   destruction calls std::terminate. Flush before moving the filter.
+//   pending. The destructor flushes without catching, so the destruction of an
+//   inserter whose Flush() would throw (this case, or hashes pending for
+//   another seed, above) calls std::terminate: flush before moving or
+//   reassigning the filter.
 // - The uint64 keys' buffer (kCapacity keys, 32 KiB) is allocated by the
 //   constructor, the hashes' (32 KiB) by the first string or hash inserted. Not
 //   copyable or movable (a copy would insert its pending keys twice).
@@ -85,9 +87,8 @@ class BufferedInserter {
   // A string key: hashed now (HashBytes with the filter's hash kind and seed,
   // as Filter::Insert(std::string_view) hashes it), its hash buffered.
   void Insert(std::string_view key) {
-    if (hash_size_ == 0) BeginHashes();
-    hashes_[hash_size_] = HashBytes(key, kind_, seed_);
-    if (++hash_size_ == kCapacity) FlushHashes();
+    if (hash_size_ == 0) BeginHashes();  // kind_ and seed_ are the filter's from here
+    InsertHash(HashBytes(key, kind_, seed_));
   }
   // A precomputed hash (HashU64 / HashBytes with the filter's hash kind and
   // seed), as Filter::InsertHash takes it.
