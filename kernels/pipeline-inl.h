@@ -51,13 +51,16 @@ constexpr size_t AheadOf() {
 // instantiation of it (per probe type, hash kind and target, they were most of
 // the build: kernels.cc and kernels_insert.cc took 167 and 133 s of the g++
 // build's 518 CPU-s, 92 and 73 s with the flag). Its branch goes the same way
-// for a whole batch. Measured A/B against the two instantiations (Zen 4 guest,
+// for a whole batch; RunRing tests it once a step, not once a key (2 of the
+// ~23 instructions a key of split512's AVX2 inserts; 0.98x their time). Measured A/B against the two instantiations (Zen 4 guest,
 // avx3_dl, aes, medians of 6 alternating runs of 5 repetitions, 2026-11-27):
 // 1M keys 1.005x their time at the median of 15 rows (0.89-1.19, the guest's
 // noise); 32 KiB 0.93x (0.77-1.1), as the small filters now hash the
 // look-ahead's 128 keys ahead too. Prefetching every batch instead cost the
 // 32 KiB filters 1.05x at the median of the blocked layouts' rows (up to
-// 1.18x) and classic's 1.5-2x.
+// 1.18x) and classic's 1.5-2x. RunRing's steps test the flag once a step, not
+// once a key (two of the ~23 instructions a key of split512's AVX2 inserts:
+// 0.98x their time at 1M keys, Zen 5, the rest within 2%).
 
 // ---- Concurrent inserts: one locked OR per 64-bit word ------------------------------
 // The reference sets a key's bits with a lock-prefixed OR (relaxed fetch_or)
@@ -350,11 +353,13 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
         if (prefetch)
           for (size_t j = 0; j < kStep; ++j) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
         p.template ProbeStep<kInsert>(now_addr, now, kInsert ? nullptr : out + i);
-      } else {
+      } else if (prefetch) {
         for (size_t j = 0; j < kStep; ++j) {
-          if (prefetch) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
+          PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
           ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
         }
+      } else {
+        for (size_t j = 0; j < kStep; ++j) ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
       }
     } else {
       const uint64_t* HWY_RESTRICT ahead = src.Hashes(ring, i + kAhead);

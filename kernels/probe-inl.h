@@ -115,10 +115,13 @@ HWY_INLINE void BlockAddresses(const uint64_t* HWY_RESTRICT h, size_t n, uint64_
     const hn::Repartition<uint32_t, decltype(d)> d32;
     const auto nb = hn::BitCast(d32, hn::Set(d, num_blocks));
     const auto vbase = hn::Set(d, base_u64);
+    const auto low_clear = hn::Set(d, ~uint64_t{0} << kShift);
     const size_t N = hn::Lanes(d);
     for (; i + N <= n; i += N) {
       const auto hi = hn::BitCast(d32, hn::ShiftRight<32>(hn::LoadU(d, h + i)));
-      hn::StoreU(hn::Add(vbase, hn::ShiftLeft<kShift>(hn::ShiftRight<32>(hn::MulEven(hi, nb)))), d, addr + i);
+      // (product >> 32) << kShift as one shift and an AND: vector shifts
+      // share fewer ports than ANDs with the probes' shifts and shuffles.
+      hn::StoreU(hn::Add(vbase, hn::And(hn::ShiftRight<32 - kShift>(hn::MulEven(hi, nb)), low_clear)), d, addr + i);
     }
   }
 #endif
