@@ -15,9 +15,12 @@ namespace blockbloom::bench {
 
 namespace {
 HashKind g_pair_hash = HashKind::kXxh3;
+HashKind g_row_hash = HashKind::kXxh3;
 }  // namespace
 HashKind PairHash() { return g_pair_hash; }
 void SetPairHash(HashKind h) { g_pair_hash = h; }
+HashKind RowHash() { return g_row_hash; }
+void SetRowHash(HashKind h) { g_row_hash = h; }
 
 std::string_view OpName(Op op) {
   switch (op) {
@@ -175,7 +178,7 @@ std::shared_ptr<FilterCtx> GetFilter(Layout layout, uint32_t bpk, uint64_t n, Ke
     const uint64_t block = LayoutBlockBits(layout);
     const uint64_t blocks = (bits + block - 1) / block;
     const FilterParams best = SolveForSize(layout, blocks, n);
-    c->filter = std::make_unique<Filter>(Filter::WithBlocks(layout, blocks, best.k));
+    c->filter = std::make_unique<Filter>(Filter::WithBlocks(layout, blocks, best.k, RowHash()));
     c->n = n;
     c->model_fpr = PredictFpr(layout, blocks, best.k, n);
     PinTarget("auto");

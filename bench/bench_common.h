@@ -145,6 +145,10 @@ inline constexpr size_t kIterKeys = size_t{1} << 16;
 // default xxh3, the library's default).
 HashKind PairHash();
 void SetPairHash(HashKind h);
+// The key hash of the other filter rows: xxh3, but --bb_hash in the prefetch
+// preset, whose thresholds then follow the pairs' hash.
+HashKind RowHash();
+void SetRowHash(HashKind h);
 
 // The three probe sets of a filter holding keys U64Key(kPresent, 0..n):
 // present = inserted keys at random indices (with replacement); absent = fresh

@@ -3,7 +3,8 @@
 // each row's name carries its layout, size, key type, mode and target.
 //
 //   blockbloom_bench [--bb_preset=quick|default|full|boost] [--bb_hash=xxh3|xxh64|mulx|rocksdb|aes] [Google Benchmark flags]
-// --bb_hash: blockbloom's key hash in the Boost.Bloom pairs (default xxh3).
+// --bb_hash: blockbloom's key hash in the Boost.Bloom pairs (default xxh3), and in
+// the prefetch preset's rows.
 //
 // Presets (tools/scripts/bench.sh picks one; docs/benchmarks.md lists their run times):
 //   quick    the speed-target points only (1M, 10M, 100M keys at 10 bits/key), a few minutes
@@ -315,6 +316,7 @@ int main(int argc, char** argv) {
   try {
     if (preset == "prefetch") {
       bb::g_sweep_sizes = bb::ParseSizes(sizes);
+      bb::SetRowHash(bb::PairHash());
       bb::CheckSweepTarget();
     } else if (sizes_given || !bb::g_sweep_target.empty()) {
       throw std::invalid_argument("blockbloom: --bb_sizes and --bb_target apply to --bb_preset=prefetch only");
