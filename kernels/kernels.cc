@@ -274,20 +274,55 @@ uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes()
 // rule cost split512's inserts at 1M keys 1.17x their time: the other targets
 // keep the default, as do the unmeasured ones (ARM). The split thresholds
 // follow the L2 (Zen 3's 512 KiB, Sapphire Rapids' 2 MiB), not measured.
-// On Zen 5 (Zen5() above) sectorized512's inserts, from 512 KiB in two halves
-// (FarInsertMinBytes), follow the split rule too: the halves without prefetch
-// ran 0.75-0.86x their time with it up to 2 MiB, as split512's did (from 2 to
-// 6 MiB 0.75-1.04x; from 12 MiB prefetch is worth 3-4x).
 // classic (k lines a key, k prefetches a key) on every target: 16 keys ahead,
 // prefetch cost its batches 0-44% up to 4 MiB and gained 1-3% at 6 MiB,
 // 12-67% at 8-32 MiB (0.86-1.01x at 128 MiB), on avx3_dl and pinned to avx2
 // alike (the bench's --bb_preset=prefetch, medians of 3, 2026-11-27;
 // bench/results/prefetch_threshold_zen4.md).
+//
+// Zen 5 (Zen5() above) takes its own rule, on AVX2 and AVX-512 targets alike:
+// there the core's window overlaps the L3's latency by itself well beyond the
+// L2 (plain inserts of split512 and sectorized512 take the two halves from
+// 512 KiB there, FarInsertMinBytes: what runs without prefetch). The same
+// preset with `aes` keys (--bb_hash=aes), avx3_dl and pinned to avx2, 512 KiB
+// to 12 MiB (2-vCPU EPYC guest, family 26 model 2, L2 1 MiB, L3 32 MiB,
+// medians of 3, 2026-11-28; bench/results/prefetch_threshold_zen5.md):
+//   - split256's, split512's, sectorized512's and register64's inserts ran
+//     1.03-1.65x faster without prefetch up to 10 MiB on avx3_dl (1.01-1.29x
+//     on avx2 up to 8 MiB; sectorized512's even there); at 12 MiB prefetch
+//     was even or faster (0.83-1.06x; avx2 up to 1.96x from 10 MiB), at
+//     16 MiB 2.4-3.3x faster (xxh3). From a quarter of the L3, at most 8 MiB: a
+//     10M-key filter (12.5 MB) prefetches.
+//   - split256's queries too: 1.06-1.57x faster without prefetch up to
+//     1.25 MiB, 1.04-1.28x from 2 to 10 MiB on avx3_dl (avx2: 0.93-1.05x
+//     from 2 MiB).
+//   - split512's, sectorized512's and register64's queries lost 11-18% to
+//     prefetch at 512 KiB on avx3_dl and were even from 1 MiB (avx2: even up
+//     to 6 MiB): from the L2.
+// blocked512 and classic keep the rule above (prefetch helped blocked512 from
+// 512 KiB on avx2 as well, 0.85x for its inserts).
+namespace {
+// FarMinBytes() is the L3 (clamped to [16, 64] MiB): a quarter of it, 4-8 MiB.
+uint64_t Zen5PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
+  switch (layout) {
+    case Layout::kSplit256:
+      return std::min(FarMinBytes() / 4, uint64_t{8} << 20);
+    case Layout::kSplit512:
+    case Layout::kSectorized512:
+    case Layout::kRegister64:
+      return insert ? std::min(FarMinBytes() / 4, uint64_t{8} << 20) : L2Bytes();
+    default:
+      return insert && avx512 && layout == Layout::kBlocked512 ? 0 : kPrefetchMinBytes;
+  }
+}
+}  // namespace
+
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   if (layout == Layout::kClassic) return uint64_t{6} << 20;
+  if (Zen5()) return Zen5PrefetchMinBytes(layout, insert, avx512);
   if (!avx512) return kPrefetchMinBytes;
   const bool split = layout == Layout::kSplit256 || layout == Layout::kSplit512;
-  if (insert && (split || layout == Layout::kRegister64 || (layout == Layout::kSectorized512 && Zen5())))
+  if (insert && (split || layout == Layout::kRegister64))
     return 2 * L2Bytes();
   if (split) return L2Bytes();
   if (insert && layout == Layout::kBlocked512) return 0;
