@@ -51,8 +51,7 @@ constexpr size_t AheadOf() {
 // instantiation of it (per probe type, hash kind and target, they were most of
 // the build: kernels.cc and kernels_insert.cc took 167 and 133 s of the g++
 // build's 518 CPU-s, 92 and 73 s with the flag). Its branch goes the same way
-// for a whole batch; RunRing tests it once a step, not once a key (2 of the
-// ~23 instructions a key of split512's AVX2 inserts; 0.98x their time). Measured A/B against the two instantiations (Zen 4 guest,
+// for a whole batch. Measured A/B against the two instantiations (Zen 4 guest,
 // avx3_dl, aes, medians of 6 alternating runs of 5 repetitions, 2026-11-27):
 // 1M keys 1.005x their time at the median of 15 rows (0.89-1.19, the guest's
 // noise); 32 KiB 0.93x (0.77-1.1), as the small filters now hash the
