@@ -299,27 +299,17 @@ uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes()
 //   - split512's, sectorized512's and register64's queries lost 11-18% to
 //     prefetch at 512 KiB on avx3_dl and were even from 1 MiB (avx2: even up
 //     to 6 MiB): from the L2.
-// blocked512 and classic keep the rule above (prefetch helped blocked512 from
+// blocked512 and classic take the rule above (prefetch helped blocked512 from
 // 512 KiB on avx2 as well, 0.85x for its inserts).
-namespace {
-// FarMinBytes() is the L3 (clamped to [16, 64] MiB): a quarter of it, 4-8 MiB.
-uint64_t Zen5PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
-  switch (layout) {
-    case Layout::kSplit256:
-      return std::min(FarMinBytes() / 4, uint64_t{8} << 20);
-    case Layout::kSplit512:
-    case Layout::kSectorized512:
-    case Layout::kRegister64:
-      return insert ? std::min(FarMinBytes() / 4, uint64_t{8} << 20) : L2Bytes();
-    default:
-      return insert && avx512 && layout == Layout::kBlocked512 ? 0 : kPrefetchMinBytes;
-  }
-}
-}  // namespace
-
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   if (layout == Layout::kClassic) return uint64_t{6} << 20;
-  if (Zen5()) return Zen5PrefetchMinBytes(layout, insert, avx512);
+  if (Zen5()) {
+    // FarMinBytes() is the L3 (clamped to [16, 64] MiB): a quarter of it, 4-8 MiB.
+    const uint64_t quarter_l3 = std::min(FarMinBytes() / 4, uint64_t{8} << 20);
+    if (layout == Layout::kSplit256) return quarter_l3;
+    if (layout == Layout::kSplit512 || layout == Layout::kSectorized512 || layout == Layout::kRegister64)
+      return insert ? quarter_l3 : L2Bytes();
+  }
   if (!avx512) return kPrefetchMinBytes;
   const bool split = layout == Layout::kSplit256 || layout == Layout::kSplit512;
   if (insert && (split || layout == Layout::kRegister64))
