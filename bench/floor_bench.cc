@@ -13,7 +13,8 @@
 // fastrange, one cache line per key. The pipeline is the kernels' own
 // (kernels/probe-inl.h): hashes computed in L1 chunks of kChunk keys, the next
 // chunk hashed before the current one is probed, a prefetch kLookAhead keys ahead
-// (skipped below kPrefetchMinBytes), on a buffer mapped like a filter (2 MiB
+// (skipped below kPrefetchMinBytes; into the L1 where the batches ask for their
+// lines there, kernels::PrefetchToL1), on a buffer mapped like a filter (2 MiB
 // aligned, MADV_HUGEPAGE). Plain C++: __builtin_prefetch, no SIMD outside
 // kernels/ (the uint64 hash is the kernels' own vectorized XXH3, the best
 // target's hash_u64, so the floor is never slowed by a slower hash).
@@ -60,11 +61,13 @@ inline uint64_t Touch(const Buf& b, uint64_t h) {
   return 0;
 }
 
-// Into the L2 (locality 2), as the filters' batches ask for their lines
-// (kernels/probe-inl.h PrefetchLine): the minimal probe of the same work.
-template <LineOp kOp>
+// Into the L2 (locality 2), or into the L1 where kToL1 (locality 3), as the
+// filters' batches ask for their lines (kernels/probe-inl.h PrefetchLineTo,
+// kernels::PrefetchToL1: into the L1 on Zen 5): the minimal probe of the same
+// work.
+template <LineOp kOp, bool kToL1>
 inline void Prefetch(const Buf& b, uint64_t h) {
-  __builtin_prefetch(b.Line(h), kOp == LineOp::kRead ? 0 : 1, 2);
+  __builtin_prefetch(b.Line(h), kOp == LineOp::kRead ? 0 : 1, kToL1 ? 3 : 2);
 }
 
 // Hashes keys[begin, begin + len) into out.
@@ -78,14 +81,14 @@ void HashChunk(const Key* keys, size_t len, uint64_t* out) {
 }
 
 // The floor over keys[0, n): the kernels' two-chunk pipeline.
-template <LineOp kOp, typename Key>
+template <LineOp kOp, bool kToL1, typename Key>
 uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
   alignas(64) uint64_t h[2][kChunk];
   uint64_t hits = 0;
   size_t len = std::min(kChunk, n);
   HashChunk(keys, len, h[0]);
   if (prefetch)
-    for (size_t i = 0; i < std::min(kLookAhead, len); ++i) Prefetch<kOp>(b, h[0][i]);
+    for (size_t i = 0; i < std::min(kLookAhead, len); ++i) Prefetch<kOp, kToL1>(b, h[0][i]);
   for (size_t start = 0, c = 0; start < n; start += len, c ^= 1) {
     len = std::min(kChunk, n - start);
     const uint64_t* cur = h[c];
@@ -95,9 +98,9 @@ uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
       if (prefetch) {
         const size_t j = i + kLookAhead;
         if (j < len) {
-          Prefetch<kOp>(b, cur[j]);
+          Prefetch<kOp, kToL1>(b, cur[j]);
         } else if (j - len < nlen) {
-          Prefetch<kOp>(b, h[c ^ 1][j - len]);
+          Prefetch<kOp, kToL1>(b, h[c ^ 1][j - len]);
         }
       }
       hits += Touch<kOp>(b, cur[i]);
@@ -108,10 +111,11 @@ uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
 
 // floor_line: one random line read per precomputed hash, the same look-ahead;
 // hashes past h[n) (the rest of the pool) are only prefetched.
+template <bool kToL1>
 uint64_t LineRun(const Buf& b, const uint64_t* h, size_t n, size_t avail, bool prefetch) {
   uint64_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (prefetch && i + kLookAhead < avail) Prefetch<LineOp::kRead>(b, h[i + kLookAhead]);
+    if (prefetch && i + kLookAhead < avail) Prefetch<LineOp::kRead, kToL1>(b, h[i + kLookAhead]);
     hits += Touch<LineOp::kRead>(b, h[i]);
   }
   return hits;
@@ -152,6 +156,7 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
   PinFor(row.target);
   const Buf b{buf->data(), bytes / kLine};
   const bool prefetch = kernels::ShouldPrefetch(bytes, kPrefetchMinBytes);
+  const bool to_l1 = kernels::PrefetchToL1();
   const std::vector<Key>& pool = AbsentPool<Key>(*pools);
   PoolWalker walk(pool.size(), st);
   std::vector<uint64_t> hbuf(kIterKeys);
@@ -166,15 +171,23 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
     const Key* k = pool.data() + c.begin;
     const size_t len = c.len;
     switch (row.op) {
-      case Op::kFloorRead: hits += FloorRun<LineOp::kRead>(b, k, len, prefetch); break;
+      case Op::kFloorRead:
+        hits += to_l1 ? FloorRun<LineOp::kRead, true>(b, k, len, prefetch)
+                      : FloorRun<LineOp::kRead, false>(b, k, len, prefetch);
+        break;
       case Op::kFloorLine:
-        hits += LineRun(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch);
+        hits += to_l1 ? LineRun<true>(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch)
+                      : LineRun<false>(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch);
         break;
       case Op::kFloorRmw:
-        if (st.threads() > 1) {
-          FloorRun<LineOp::kRmwAtomic>(b, k, len, prefetch);
+        if (st.threads() > 1 && to_l1) {
+          FloorRun<LineOp::kRmwAtomic, true>(b, k, len, prefetch);
+        } else if (st.threads() > 1) {
+          FloorRun<LineOp::kRmwAtomic, false>(b, k, len, prefetch);
+        } else if (to_l1) {
+          FloorRun<LineOp::kRmw, true>(b, k, len, prefetch);
         } else {
-          FloorRun<LineOp::kRmw>(b, k, len, prefetch);
+          FloorRun<LineOp::kRmw, false>(b, k, len, prefetch);
         }
         break;
       case Op::kFloorCall:

@@ -247,6 +247,7 @@ uint64_t FarMinBytes() {
 
 uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes(); }
 
+
 // kPrefetchMinBytes (kernels/kernels.h, 512 KiB) but for four cases measured
 // on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
 // xxh3; filters of 32 KiB to 3.5 MiB; each batch row with and without
@@ -333,6 +334,45 @@ bool ShouldPrefetch(uint64_t bytes, uint64_t min_bytes) {
 }
 
 void SetPrefetchPolicy(PrefetchPolicy policy) { g_prefetch_policy.store(policy, std::memory_order_relaxed); }
+
+namespace {
+std::atomic<PrefetchLevel> g_prefetch_level{PrefetchLevel::kAuto};
+}  // namespace
+
+// Zen 5's batches, where they prefetch, ask for their lines into the L1
+// (PREFETCHW for plain inserts, PREFETCHT0 for queries), the opposite of the
+// Zen 4 guest's finding (kernels/probe-inl.h PrefetchLine). Measured A/B of the
+// bench (--bb_preset=boost, aes, uint64 keys, 10 bits/key; a2505a7 against
+// this rule, alternating binaries, medians of 8 runs of 3 repetitions, 3 at
+// 100M; 2-vCPU EPYC guest, family 26 model 2, avx3_dl, 2026-11-28;
+// bench/results/prefetch_l1_zen5.md), the time with it over the time before:
+//   - 100M keys: inserts 0.83-0.89x (split256 2.99 -> 2.53 ns/key, split512
+//     2.94 -> 2.61), queries 0.86-0.88x (split256 2.94 -> 2.55), two threads'
+//     queries 0.86-0.91x (sectorized512's absent 0.98x).
+//   - 10M: inserts 0.93-0.95x (split512 1.21 -> 1.13), queries 0.93-0.97x.
+//   - 1M: the queries that prefetch there (split512, sectorized512,
+//     register64) 0.94-0.96x; the rest do not prefetch (within 1%).
+//   - Pinned to avx2, 1M and 10M: 0.89-1.02x (10M inserts 0.94-0.97x).
+// Boost.Bloom's rows moved 0.98-1.03x between the two binaries. The inserts
+// issue each line's PREFETCHW just before their probe of the line 128 keys
+// earlier (a step's 8 prefetches ahead of its 8 probes lost the gain at 10M:
+// split512 0.99x, split256 1.01x); the queries prefetch a step's lines first,
+// into the L2 as well (the same gain into the L1 either way, and one copy of
+// the probe loop: with a second copy for the L2, split256's queries without
+// prefetch ran 1.03-1.05x slower at 1M, code placement). Into the L2 that
+// order measured 0.98-1.02x at 10M keys and 1.0-1.05x at 100M (blocked512's
+// 1.05x) on this guest with the L2 forced, in a harness of the pipeline
+// (RunKeys, aes, medians of 7); other CPUs keep the L2, unmeasured here.
+bool PrefetchToL1() {
+  switch (g_prefetch_level.load(std::memory_order_relaxed)) {
+    case PrefetchLevel::kL2: return false;
+    case PrefetchLevel::kL1: return true;
+    case PrefetchLevel::kAuto: break;
+  }
+  return Zen5();
+}
+
+void SetPrefetchLevel(PrefetchLevel level) { g_prefetch_level.store(level, std::memory_order_relaxed); }
 
 bool PinTarget(std::string_view name) {
   if (LowerAscii(name) == "auto") {

@@ -167,6 +167,15 @@ uint64_t FarMinBytes();
 // Zen 5; kernels/kernels.cc says what was measured), read once from CPUID.
 uint64_t FarInsertMinBytes();
 
+// Whether batches that prefetch (below; plain inserts and queries) ask for
+// their blocked layouts' lines into the L1 (inserts with PREFETCHW, queries
+// with PREFETCHT0; kernels/probe-inl.h PrefetchLineTo) instead of into the L2
+// (PREFETCHT1): on Zen 5 (AMD family 1Ah), read once from CPUID, unless
+// SetPrefetchLevel below says otherwise; kernels/kernels.cc says what was
+// measured. Batches ask once each. It never changes what a batch writes or
+// answers.
+bool PrefetchToL1();
+
 // Whether a batch over a payload of `bytes` prefetches its lines, given its
 // threshold `min_bytes` (PrefetchMinBytes, or kPrefetchMinBytes): under the
 // default policy, bytes >= min_bytes. Every batch pipeline decides through it
@@ -189,6 +198,21 @@ class ScopedPrefetchPolicy {
   ~ScopedPrefetchPolicy() { SetPrefetchPolicy(PrefetchPolicy::kAuto); }
   ScopedPrefetchPolicy(const ScopedPrefetchPolicy&) = delete;
   ScopedPrefetchPolicy& operator=(const ScopedPrefetchPolicy&) = delete;
+};
+
+// The same for where those prefetches go: kL2 and kL1 override PrefetchToL1's
+// CPU rule for every batch of this process until kAuto (the default) is set
+// again (the tests run both forms on every CPU; the bench can time them side
+// by side). A tuning aid, not a setting: the library never calls it.
+enum class PrefetchLevel : uint8_t { kAuto, kL2, kL1 };
+void SetPrefetchLevel(PrefetchLevel level);
+// Sets `level` for its scope, then kAuto again.
+class ScopedPrefetchLevel {
+ public:
+  explicit ScopedPrefetchLevel(PrefetchLevel level) { SetPrefetchLevel(level); }
+  ~ScopedPrefetchLevel() { SetPrefetchLevel(PrefetchLevel::kAuto); }
+  ScopedPrefetchLevel(const ScopedPrefetchLevel&) = delete;
+  ScopedPrefetchLevel& operator=(const ScopedPrefetchLevel&) = delete;
 };
 
 }  // namespace blockbloom::kernels

@@ -306,13 +306,40 @@ class HashSource {
   const uint64_t* hashes_;
 };
 
+// One step of kStep keys at block addresses now_addr (hashes now), each
+// probe after the prefetch of the line kAhead keys later (ahead_addr), into
+// the L1 if kToL1 (PrefetchLineTo).
+template <bool kInsert, bool kToL1, class P>
+HWY_INLINE void ProbeStepPrefetching(const P& p, const uint64_t* HWY_RESTRICT now_addr,
+                                     const uint64_t* HWY_RESTRICT ahead_addr, const uint64_t* HWY_RESTRICT now,
+                                     uint8_t* out, size_t i) {
+  for (size_t j = 0; j < kStep; ++j) {
+    PrefetchLineTo<kInsert, kToL1>(AtAddress(ahead_addr[j]));
+    ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
+  }
+}
+
+// The lines of a step's kStep block addresses (ahead_addr: kAhead keys after
+// the step it probes), into the L1 if to_l1 (PrefetchLineTo), else as
+// PrefetchLine: one branch a step.
+template <bool kInsert>
+HWY_INLINE void PrefetchStep(const uint64_t* HWY_RESTRICT ahead_addr, bool to_l1) {
+  if (to_l1) {
+    for (size_t j = 0; j < kStep; ++j) PrefetchLineTo<kInsert, true>(AtAddress(ahead_addr[j]));
+  } else {
+    for (size_t j = 0; j < kStep; ++j) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
+  }
+}
+
 // The ring over n keys or hashes (`in`, prefetched ahead) taken from src;
 // next[0, nnext) are the hashes of the caller's next call, whose lines the
 // last keys' look-ahead prefetches. Without `prefetch` (a filter in L2) the
-// ring is the same and no line is prefetched.
+// ring is the same and no line is prefetched; with `to_l1` the probes with
+// block addresses prefetch their lines into the L1, not the L2
+// (PrefetchToL1, kernels/kernels.h).
 template <bool kInsert, class P, class Source>
 HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, size_t n, const uint64_t* next,
-                          size_t nnext, bool prefetch, uint8_t* out) {
+                          size_t nnext, bool prefetch, bool to_l1, uint8_t* out) {
   constexpr size_t kAhead = AheadOf<P>();
   static_assert(kAhead % kStep == 0 && kAhead <= kPrefetchDistance);
   constexpr bool kAddresses = HasBlockAddresses<P>;
@@ -330,7 +357,13 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
 #endif
   if (prefetch) {
     if constexpr (kAddresses) {
-      for (size_t j = 0; j < hashed && j < kAhead; ++j) PrefetchLine<kInsert>(AtAddress(addr[j]));
+      for (size_t j = 0; j < hashed && j < kAhead; ++j) {
+        if (to_l1) {
+          PrefetchLineTo<kInsert, true>(AtAddress(addr[j]));
+        } else {
+          PrefetchLine<kInsert>(AtAddress(addr[j]));
+        }
+      }
     } else {
       PrimeAhead<kAhead, kInsert>(p, src.Hashes(ring, 0), hashed);
     }
@@ -349,15 +382,19 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
       const uint64_t* HWY_RESTRICT now_addr = addr + (i & kRingMask);
       const uint64_t* HWY_RESTRICT ahead_addr = addr + ((i + kAhead) & kRingMask);
       if constexpr (HasProbeStep<P>) {
-        if (prefetch)
-          for (size_t j = 0; j < kStep; ++j) PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
+        if (prefetch) PrefetchStep<kInsert>(ahead_addr, to_l1);
         p.template ProbeStep<kInsert>(now_addr, now, kInsert ? nullptr : out + i);
-      } else if (prefetch) {
-        for (size_t j = 0; j < kStep; ++j) {
-          PrefetchLine<kInsert>(AtAddress(ahead_addr[j]));
-          ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
+      } else if (kInsert && prefetch) {
+        // Each insert after one prefetch: into the L1 (PREFETCHW) the inserts
+        // lost their gain at 10M keys with the step's prefetches ahead of its
+        // probes; queries ran as fast either way (kernels/kernels.cc).
+        if (to_l1) {
+          ProbeStepPrefetching<kInsert, true>(p, now_addr, ahead_addr, now, out, i);
+        } else {
+          ProbeStepPrefetching<kInsert, false>(p, now_addr, ahead_addr, now, out, i);
         }
       } else {
+        if (prefetch) PrefetchStep<kInsert>(ahead_addr, to_l1);
         for (size_t j = 0; j < kStep; ++j) ProbeAt<kInsert>(p, AtAddress(now_addr[j]), now[j], out, i + j);
       }
     } else {
@@ -373,7 +410,11 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
   for (; i < n; ++i) {
     if (prefetch && i + kAhead < n) {
       if constexpr (kAddresses) {
-        PrefetchLine<kInsert>(AtAddress(addr[(i + kAhead) & kRingMask]));
+        if (to_l1) {
+          PrefetchLineTo<kInsert, true>(AtAddress(addr[(i + kAhead) & kRingMask]));
+        } else {
+          PrefetchLine<kInsert>(AtAddress(addr[(i + kAhead) & kRingMask]));
+        }
       } else {
         p.template Prefetch<kInsert>(src.Hashes(ring, i + kAhead)[0]);
       }
@@ -393,10 +434,10 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
 // Over 8-byte keys, hashed with kHash.
 template <bool kInsert, class P, HashKind kHash>
 HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, bool prefetch,
-                          uint8_t* out) {
+                          bool to_l1, uint8_t* out) {
   const P p(f);
   const KeySource<P, kHash> src(p, f, keys, seed);
-  return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, out);
+  return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, to_l1, out);
 }
 
 // Over precomputed hashes h[0, n), whose successor next[0, nnext) (if the
@@ -405,11 +446,11 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
 // (kernels/probe-inl.h): with nothing to compute ahead, a ring only adds work.
 template <bool kInsert, class P>
 HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
-                            bool prefetch, uint8_t* out) {
+                            bool prefetch, bool to_l1, uint8_t* out) {
   const P p(f);
   if constexpr (HasBlockAddresses<P>) {
     const HashSource<P> src(f, h);
-    return RunRing<kInsert>(p, src, h, n, next, nnext, prefetch, out);
+    return RunRing<kInsert>(p, src, h, n, next, nnext, prefetch, to_l1, out);
   } else if (prefetch) {
     PrimeAhead<AheadOf<P>(), kInsert>(p, h, n);
     PrefetchAhead<AheadOf<P>(), kInsert>(p, h, n, next, nnext, ProbeOneAt<kInsert, P>{p, out});
@@ -434,6 +475,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
                                                           : PrefetchMinBytes(f.layout, kMode == Mode::kInsert, kAvx512);
   const uint64_t bytes = PayloadBytes(f.layout, f.num_blocks);
   const bool prefetch = ShouldPrefetch(bytes, min_bytes);
+  const bool to_l1 = kMode != Mode::kInsertAtomic && PrefetchToL1();
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
@@ -441,7 +483,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
       if (keys) {
         auto with = [&](auto hash_tag) HWY_ATTR -> size_t {
           constexpr HashKind kHash = decltype(hash_tag)::value;
-          return RunKeys<kInsert, P, kHash>(f, in, n, seed, prefetch, out);
+          return RunKeys<kInsert, P, kHash>(f, in, n, seed, prefetch, to_l1, out);
         };
         switch (hash) {
           case HashKind::kXxh64: return with(std::integral_constant<HashKind, HashKind::kXxh64>());
@@ -462,7 +504,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
         return with(std::integral_constant<HashKind, HashKind::kXxh3>());
       }
     }
-    return RunHashes<kInsert, P>(f, in, n, next, nnext, prefetch, out);
+    return RunHashes<kInsert, P>(f, in, n, next, nnext, prefetch, to_l1, out);
   };
   // A probe with a form for filters beyond the caches (FarProbe: the same
   // bytes, other instructions) takes it from FarMinBytes on, its queries and

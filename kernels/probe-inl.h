@@ -37,13 +37,32 @@ namespace hn = hwy::HWY_NAMESPACE;
 // the time with T1 over the time with T0: at 100M keys every batch row
 // 0.45-0.69x on avx3_dl (split256 8.6-9.2 -> 4.5-4.6 ns/key, register64
 // 8.9-9.8 -> 4.4-4.7) and 0.34-0.47x on avx2, at 10M 0.55-0.83x, at 1M
-// 0.95-1.03x. PREFETCHW in assembly
-// gained nothing for batch inserts on Zen 5 (1M and 10M keys within 3% for each
-// layout; 100M 0-8% slower), so batches keep the read form; a single key's
-// insert may take PREFETCHW (InsertAlone below).
+// 0.95-1.03x. Zen 5 is the other way round: there batches ask into the L1
+// (PrefetchLineTo below; kernels/kernels.cc PrefetchToL1 has the figures).
+// (PREFETCHW against that PREFETCHT0 on Zen 5, before the L2 form: 1M and 10M
+// keys within 3%, 100M 0-8% slower; a single key's insert may take PREFETCHW,
+// InsertAlone below.)
 template <bool kWrite>
 HWY_INLINE void PrefetchLine(const void* p) {
   __builtin_prefetch(p, kWrite ? 1 : 0, 2);
+}
+// The same line asked into the L1 instead where kToL1 (batches on Zen 5,
+// PrefetchToL1, kernels/kernels.h): PREFETCHW for a line about to be
+// rewritten (in assembly on x86, as the targets' flags lack "prfchw"; it
+// asks for the line to write it), PREFETCHT0 for a read.
+template <bool kWrite, bool kToL1>
+HWY_INLINE void PrefetchLineTo(const void* p) {
+  if constexpr (!kToL1) {
+    PrefetchLine<kWrite>(p);
+  } else if constexpr (kWrite) {
+#if HWY_ARCH_X86
+    asm volatile("prefetchw (%0)" : : "r"(p));
+#else
+    __builtin_prefetch(p, 1, 3);
+#endif
+  } else {
+    __builtin_prefetch(p, 0, 3);
+  }
 }
 
 // Blocked layouts: Prefetch is that of the one line holding Block(hash).

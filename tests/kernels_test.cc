@@ -116,6 +116,21 @@ TEST(PrefetchThreshold, PolicyOverridesTheThresholdUntilAutoAgain) {
   EXPECT_TRUE(kernels::ShouldPrefetch(1001, 1001));
 }
 
+// Where batches prefetch (into the L1 on Zen 5, else the L2) is the CPU's
+// rule under kAuto; the tests' and the bench's override wins until kAuto.
+TEST(PrefetchThreshold, LevelOverridesTheCpuRuleUntilAutoAgain) {
+  const bool cpu = kernels::PrefetchToL1();
+  {
+    kernels::ScopedPrefetchLevel l1(kernels::PrefetchLevel::kL1);
+    EXPECT_TRUE(kernels::PrefetchToL1());
+  }
+  {
+    kernels::ScopedPrefetchLevel l2(kernels::PrefetchLevel::kL2);
+    EXPECT_FALSE(kernels::PrefetchToL1());
+  }
+  EXPECT_EQ(kernels::PrefetchToL1(), cpu);
+}
+
 // keys[0, n) inserted into a layout-l filter of num_blocks blocks by the batch
 // kernels, keys and their hashes, against the reference's bytes; then
 // keys[0, 2n) queried (the first n present) against the reference's answers.
@@ -145,22 +160,30 @@ void ExpectBatchesMatchReference(const Ops& ops, Layout l, uint64_t num_blocks, 
   EXPECT_GE(expect, n) << what << ": every inserted key is found";
 }
 
-// Prefetch forced on a cache-sized filter and off a prefetching one: every
-// layout's batches (keys through the fused hash, and hashes) still write and
-// answer exactly what the reference does, so the sweep's rows with and
-// without prefetch time the same work.
+// Prefetch forced on a cache-sized filter (into the L2 and into the L1, so
+// both forms run on every CPU) and off a prefetching one: every layout's
+// batches (keys through the fused hash, and hashes) still write and answer
+// exactly what the reference does, so the sweep's rows with and without
+// prefetch time the same work.
 TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
   const auto keys = RandomKeys(8000, 12);
-  for (kernels::PrefetchPolicy policy : {kernels::PrefetchPolicy::kAlways, kernels::PrefetchPolicy::kNever}) {
-    kernels::ScopedPrefetchPolicy guard(policy);
+  struct Case {
+    kernels::PrefetchPolicy policy;
+    kernels::PrefetchLevel level;
+    const char* name;
+  };
+  for (const Case& c : {Case{kernels::PrefetchPolicy::kAlways, kernels::PrefetchLevel::kL2, " always L2"},
+                        Case{kernels::PrefetchPolicy::kAlways, kernels::PrefetchLevel::kL1, " always L1"},
+                        Case{kernels::PrefetchPolicy::kNever, kernels::PrefetchLevel::kAuto, " never"}}) {
+    kernels::ScopedPrefetchPolicy guard(c.policy);
+    kernels::ScopedPrefetchLevel level(c.level);
     for (Layout l : kAllLayouts) {
       const uint32_t k = Ks(l)[Ks(l).size() / 2];
       for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
         for (HashKind kind : {HashKind::kXxh3, HashKind::kAes}) {
           ExpectBatchesMatchReference(ops(), l, num_blocks, k, kind, keys, 3000,
                                       std::string(LayoutName(l)) + " " + std::string(HashName(kind)) +
-                                          " blocks=" + std::to_string(num_blocks) +
-                                          (policy == kernels::PrefetchPolicy::kAlways ? " always" : " never"));
+                                          " blocks=" + std::to_string(num_blocks) + c.name);
         }
       }
     }
