@@ -247,7 +247,6 @@ uint64_t FarMinBytes() {
 
 uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes(); }
 
-
 // kPrefetchMinBytes (kernels/kernels.h, 512 KiB) but for four cases measured
 // on the AVX-512 targets of the Zen 4 guest (L2 1 MiB per core; avx3_dl,
 // xxh3; filters of 32 KiB to 3.5 MiB; each batch row with and without
