@@ -57,8 +57,8 @@ namespace HWY_NAMESPACE {
 // 16 keys ahead (k = 7 at 10 bits/key: 112 lines in flight) rather than the
 // blocked layouts' 128 keys (896 lines, more than L1 holds): 1-17% faster from
 // 512 KiB to 128 MiB on the Zen 4 guest (avx3_dl; bench/results/
-// prefetch_threshold_zen4.md). Batches of it prefetch from 6 MiB
-// (PrefetchMinBytes, kernels/kernels.cc).
+// prefetch_threshold_zen4.md). Batches of it prefetch from 6 MiB, on Zen 5
+// from 5/16 of the L3 (PrefetchMinBytes, kernels/kernels.cc).
 class ClassicProbe {
  public:
   static constexpr size_t kPrefetchKeys = 16;

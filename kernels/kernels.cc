@@ -292,24 +292,49 @@ uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes()
 //     on avx2 up to 8 MiB; sectorized512's even there); at 12 MiB prefetch
 //     was even or faster (0.83-1.06x; avx2 up to 1.96x from 10 MiB), at
 //     16 MiB 2.4-3.3x faster (xxh3). From a quarter of the L3, at most 8 MiB: a
-//     10M-key filter (12.5 MB) prefetches.
+//     10M-key filter (12.5 MB) prefetches. (Since the L1 prefetch: AVX-512
+//     targets' inserts from 5/16 of the L3, below.)
 //   - split256's queries too: 1.06-1.57x faster without prefetch up to
 //     1.25 MiB, 1.04-1.28x from 2 to 10 MiB on avx3_dl (avx2: 0.93-1.05x
 //     from 2 MiB).
 //   - split512's, sectorized512's and register64's queries lost 11-18% to
 //     prefetch at 512 KiB on avx3_dl and were even from 1 MiB (avx2: even up
 //     to 6 MiB): from the L2.
-// blocked512 and classic take the rule above (prefetch helped blocked512 from
-// 512 KiB on avx2 as well, 0.85x for its inserts).
+// blocked512 takes the rule above (prefetch helped blocked512 from 512 KiB on
+// avx2 as well, 0.85x for its inserts).
+// Once the batches prefetched into the L1 there (PrefetchToL1 below), the same
+// sweep again (avx3_dl: 512 KiB to 12 MiB with medians of 3, 7 to 11.5 MiB
+// inserts with medians of 5; avx2: 6 to 16 MiB, inserts and classic, medians
+// of 3; 2026-11-29; bench/results/prefetch_threshold_zen5.md):
+//   - On avx3_dl the four layouts' inserts still ran 1.01-1.19x faster
+//     without prefetch at 8 and 9 MiB; at 10 MiB split512's and
+//     sectorized512's gained (0.93-1.0x), split256's and register64's lost
+//     3-16% up to 11.5 MiB and gained from 12 MiB (0.91-0.93x; the two 512-bit
+//     layouts' 0.46-0.5x). Their inserts on AVX-512 targets prefetch from
+//     5/16 of the L3, at most 10 MiB: earlier than 10 MiB loses, later loses
+//     more (a 10M-key filter, 11.9 MiB, must prefetch). On avx2 the inserts
+//     gained from 6 MiB (split512, sectorized512: 0.85-0.97x at 6-9 MiB) or
+//     were even (split256, register64: 1.01-1.05x up to 9 MiB): the quarter.
+//   - classic (prefetching k lines a key into the L2 on every CPU) lost 3-29%
+//     to prefetch from 6 to 10 MiB on both targets (but absent queries at 8-9
+//     MiB, 0.93-0.97x), as in the first sweep (6-24% from 6 to 8 MiB), and
+//     gained from 11-12 MiB (inserts 0.81-0.85x; its present queries from
+//     14 MiB, 0.44-0.59x, 1.04-1.1x at 12 MiB): from the same 5/16 of the L3,
+//     not 6 MiB.
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
-  if (layout == Layout::kClassic) return uint64_t{6} << 20;
   if (Zen5()) {
-    // FarMinBytes() is the L3 (clamped to [16, 64] MiB): a quarter of it, 4-8 MiB.
-    const uint64_t quarter_l3 = std::min(FarMinBytes() / 4, uint64_t{8} << 20);
-    if (layout == Layout::kSplit256) return quarter_l3;
+    // FarMinBytes() is the L3 (clamped to [16, 64] MiB): a quarter of it,
+    // 4-8 MiB, and 5/16 of it, 5-10 MiB.
+    const uint64_t l3 = FarMinBytes();
+    const uint64_t quarter_l3 = std::min(l3 / 4, uint64_t{8} << 20);
+    const uint64_t five_sixteenths_l3 = std::min(l3 / 16 * 5, uint64_t{10} << 20);
+    if (layout == Layout::kClassic) return five_sixteenths_l3;
+    const uint64_t inserts = avx512 ? five_sixteenths_l3 : quarter_l3;
+    if (layout == Layout::kSplit256) return insert ? inserts : quarter_l3;
     if (layout == Layout::kSplit512 || layout == Layout::kSectorized512 || layout == Layout::kRegister64)
-      return insert ? quarter_l3 : L2Bytes();
+      return insert ? inserts : L2Bytes();
   }
+  if (layout == Layout::kClassic) return uint64_t{6} << 20;
   if (!avx512) return kPrefetchMinBytes;
   const bool split = layout == Layout::kSplit256 || layout == Layout::kSplit512;
   if (insert && (split || layout == Layout::kRegister64))
