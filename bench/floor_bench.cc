@@ -20,6 +20,7 @@
 // target's hash_u64, so the floor is never slowed by a slower hash).
 #include <atomic>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "blockbloom/hash.h"
@@ -137,6 +138,13 @@ __attribute__((noinline)) uint64_t CallRun(const void* filter, const uint64_t* k
   return hits;
 }
 
+// f(std::true_type) if to_l1, else f(std::false_type): the floor's runs with
+// their prefetch level (kToL1) chosen once a row, as the batches choose theirs.
+template <class F>
+uint64_t AtLevel(bool to_l1, F&& f) {
+  return to_l1 ? f(std::true_type{}) : f(std::false_type{});
+}
+
 OneSlot<HugeBuffer> g_buffer;
 
 template <typename Key>
@@ -172,23 +180,18 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
     const size_t len = c.len;
     switch (row.op) {
       case Op::kFloorRead:
-        hits += to_l1 ? FloorRun<LineOp::kRead, true>(b, k, len, prefetch)
-                      : FloorRun<LineOp::kRead, false>(b, k, len, prefetch);
+        hits += AtLevel(to_l1, [&](auto l1) { return FloorRun<LineOp::kRead, l1()>(b, k, len, prefetch); });
         break;
       case Op::kFloorLine:
-        hits += to_l1 ? LineRun<true>(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch)
-                      : LineRun<false>(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch);
+        hits += AtLevel(to_l1, [&](auto l1) {
+          return LineRun<l1()>(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch);
+        });
         break;
       case Op::kFloorRmw:
-        if (st.threads() > 1 && to_l1) {
-          FloorRun<LineOp::kRmwAtomic, true>(b, k, len, prefetch);
-        } else if (st.threads() > 1) {
-          FloorRun<LineOp::kRmwAtomic, false>(b, k, len, prefetch);
-        } else if (to_l1) {
-          FloorRun<LineOp::kRmw, true>(b, k, len, prefetch);
-        } else {
-          FloorRun<LineOp::kRmw, false>(b, k, len, prefetch);
-        }
+        AtLevel(to_l1, [&](auto l1) {
+          return st.threads() > 1 ? FloorRun<LineOp::kRmwAtomic, l1()>(b, k, len, prefetch)
+                                  : FloorRun<LineOp::kRmw, l1()>(b, k, len, prefetch);
+        });
         break;
       case Op::kFloorCall:
         if constexpr (std::is_same_v<Key, uint64_t>) hits += CallRun(&b, k, len);
