@@ -221,6 +221,19 @@ uint64_t L2Bytes() {
 // the line with it; beyond the caches the two forms are even. The Zen 4 guest
 // (family 19h) has no such stall: there the halves cost 4-16% below the L3
 // (kernels/split512-inl.h), as they may on the CPUs not measured (Intel: none).
+// What stalls is the 512-bit load before the store, not the store: the far
+// form reads the halves and writes the line back with one 512-bit store
+// (LineOr, kernels/probe-inl.h), and that ran 0.91-0.99x the time of two
+// 256-bit read-OR-writes for split512's inserts at 10M keys, 0.90-0.98x for
+// sectorized512's, 0.97-1.0x at 1M and 0.97-1.03x at 100M (the bench's Boost
+// preset, aes, A/B of alternating binaries, medians of 5 repetitions in 3
+// rounds, 3 in 2 at 100M, 2026-11-29). In a harness of the pipeline (RunKeys,
+// prefetch into the L1, 10M keys, medians of 5) the line at once ran 1.26-1.29
+// ns/key, the two halves 1.11-1.14, the halves read and the line written at
+// once 1.04-1.07; queries, which only read, ran faster with the line at once
+// (0.98 against 1.05). The Zen 4 guest's far form (from FarMinBytes) was
+// measured with two halves written; its one store there is not measured (Zen
+// 4 executes a 512-bit store as two 256-bit halves).
 bool Zen5() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool zen5 = [] {

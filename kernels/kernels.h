@@ -157,14 +157,15 @@ uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512);
 
 // The payload size (bytes) from which a batch counts its filter as beyond the
 // caches, in memory: a probe with a form for that (FarProbe, kernels/
-// pipeline-inl.h; split512 and sectorized512 on AVX-512: a 512-bit line as
-// two 256-bit halves) takes it there for its queries and atomic inserts. This
+// pipeline-inl.h; split512 and sectorized512 on AVX-512: a 512-bit line read
+// as two 256-bit halves) takes it there for its queries and atomic inserts. This
 // CPU's L3 size, read once, clamped to [16 MiB, 64 MiB] (32 MiB where the C
 // library does not say). It never changes what a batch writes or answers.
 uint64_t FarMinBytes();
 // The same for plain insert batches: FarMinBytes(), but kPrefetchMinBytes on
-// a CPU whose 512-bit stores into lines not held in L1 stall (AMD family 1Ah,
-// Zen 5; kernels/kernels.cc says what was measured), read once from CPUID.
+// a CPU where a 512-bit load and store of a line not held in L1 stall (AMD
+// family 1Ah, Zen 5; kernels/kernels.cc says what was measured), read once
+// from CPUID.
 uint64_t FarInsertMinBytes();
 
 // Whether batches that prefetch (below; plain inserts and queries) ask for

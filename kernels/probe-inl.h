@@ -228,11 +228,12 @@ HWY_INLINE bool AllSetIn(D d, hn::Vec<D> v, hn::Vec<D> bits) {
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 // A 64-byte line of 8 u64 words against a 512-bit mask: whether it holds
-// every bit of `m` (LineHolds), or ORs them in (LineOr). kFar: the line as two
-// 256-bit halves, not one 512-bit load and store: the far form of split512
-// and sectorized512 (FarProbe, RunBatch takes it from FarMinBytes on, plain
-// inserts from FarInsertMinBytes on; what it measured: kernels/split512-inl.h,
-// kernels/sectorized512-inl.h, kernels/kernels.cc).
+// every bit of `m` (LineHolds), or ORs them in (LineOr). kFar: the line read
+// as two 256-bit halves, not one 512-bit load (LineOr writes it back with one
+// 512-bit store): the far form of split512 and sectorized512 (FarProbe,
+// RunBatch takes it from FarMinBytes on, plain inserts from FarInsertMinBytes
+// on; what it measured: kernels/split512-inl.h, kernels/sectorized512-inl.h,
+// kernels/kernels.cc).
 template <bool kFar, class D>
 HWY_INLINE bool LineHolds(D d, const uint64_t* HWY_RESTRICT words, hn::Vec<D> m) {
   if constexpr (kFar) {
@@ -247,8 +248,8 @@ template <bool kFar, class D>
 HWY_INLINE void LineOr(D d, uint64_t* HWY_RESTRICT words, hn::Vec<D> m) {
   if constexpr (kFar) {
     const hn::Half<D> dh;
-    hn::Store(hn::Or(hn::Load(dh, words), hn::LowerHalf(dh, m)), dh, words);
-    hn::Store(hn::Or(hn::Load(dh, words + 4), hn::UpperHalf(dh, m)), dh, words + 4);
+    const auto line = hn::Combine(d, hn::Load(dh, words + 4), hn::Load(dh, words));
+    hn::Store(hn::Or(line, m), d, words);
   } else {
     hn::Store(hn::Or(hn::Load(d, words), m), d, words);
   }

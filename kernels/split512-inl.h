@@ -63,15 +63,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // multiplies in u64 lanes and rotates (Mask8), with no widening at all.
 //
 // kFar: the form for filters beyond the caches (RunBatch takes it from
-// FarMinBytes on): on AVX-512 the line as two 256-bit halves, not one 512-bit
-// load and store. Measured A/B (Zen 4 guest, avx3_dl, aes, medians of 2
-// alternating runs of 3 repetitions, 2026-11-27), the halves against the line
-// at once: 100M keys (125 MB) 0.66-0.69x its time (6.3-6.5 -> 4.2-4.4 ns/key,
+// FarMinBytes on): on AVX-512 the line read as two 256-bit halves, not one
+// 512-bit load (inserts write it back at once since 2026-11-29; LineOr in
+// kernels/probe-inl.h). Measured A/B of the halves read and written (Zen 4
+// guest, avx3_dl, aes, medians of 2 alternating runs of 3 repetitions,
+// 2026-11-27), the halves against the line at once: 100M keys (125 MB) 0.66-0.69x its time (6.3-6.5 -> 4.2-4.4 ns/key,
 // split256's 4.3-4.6), but 10M keys (12.5 MB, in the L3) 1.04-1.16x and 1M
 // 1.04-1.13x. Why a 512-bit access to a line coming from memory costs more
 // than two 256-bit ones there was not measured (no PMU on that guest). On
 // Zen 5 plain inserts take it from 512 KiB on (FarInsertMinBytes: there a
-// 512-bit store into a line not in L1 stalls; kernels/kernels.cc).
+// 512-bit load and store of a line not in L1 stall; kernels/kernels.cc).
 template <bool kFar>
 class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
  public:
