@@ -231,7 +231,9 @@ uint64_t L2Bytes() {
 // prefetch into the L1, 10M keys, medians of 5) the line at once ran 1.26-1.29
 // ns/key, the two halves 1.11-1.14, the halves read and the line written at
 // once 1.04-1.07; queries, which only read, ran faster with the line at once
-// (0.98 against 1.05). The Zen 4 guest's far form (from FarMinBytes) was
+// (0.98 against 1.05). The atomic inserts, whose far probe ORs into a scratch
+// line from FarMinBytes on, ran 0.78-0.85x the time at 100M keys (one and two
+// threads, the same A/B). The Zen 4 guest's far form (from FarMinBytes) was
 // measured with two halves written; its one store there is not measured (Zen
 // 4 executes a 512-bit store as two 256-bit halves).
 bool Zen5() {

@@ -16,8 +16,9 @@ enum class HashKind : uint8_t {
   kXxh64 = 1,  // "xxh64": XXH64 (what Apache Parquet uses, with seed 0)
   // "mulx": an 8-byte key (every uint64) is mixed by two folded multiplies,
   // fold(fold(key ^ seed, m1), m2), fold(x, m) = the 128-bit product x * m
-  // with its halves XORed (kernels/common.h MulxU64): the shortest single-key
-  // path (its measurements: CHANGELOG.md, HashKind::kMulx). One fold
+  // with its halves XORed (kernels/common.h MulxU64): a short single-key path,
+  // the shortest on CPUs without AES instructions (with them "aes" is shorter
+  // for most layouts: docs/typed.md). One fold
   // (Boost.Bloom's mulx64 mixing of integer keys) spreads sequential keys
   // more evenly than chance and breaks the false-positive model; two meet it
   // (tests/verify/fpr_test.cc). Keys of any other length hash with XXH3 (seeded),
