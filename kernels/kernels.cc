@@ -208,8 +208,8 @@ uint64_t L2Bytes() {
 }
 
 // Whether this is an AMD CPU of family 1Ah (Zen 5), from CPUID leaves 0 and 1,
-// read once. There a plain batch insert's 512-bit store into a line the load
-// before it fetched from L2 or beyond, not prefetched, stalls: split512's and
+// read once. There a plain batch insert's 512-bit load and store of a line
+// fetched from L2 or beyond, not prefetched, stall: split512's and
 // sectorized512's (k = 8) inserts without prefetch ran 1.5-2.7x the time of the
 // same inserts with the line as two 256-bit halves at every filter size from
 // 768 KiB to 6 MiB (at 512 KiB 1.01-1.39x), while at 32 and 256 KiB the halves
@@ -235,7 +235,7 @@ uint64_t L2Bytes() {
 // line from FarMinBytes on, ran 0.78-0.85x the time at 100M keys (one and two
 // threads, the same A/B). The Zen 4 guest's far form (from FarMinBytes) was
 // measured with two halves written; its one store there is not measured (Zen
-// 4 executes a 512-bit store as two 256-bit halves).
+// 4 splits 512-bit operations into two 256-bit halves).
 bool Zen5() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool zen5 = [] {

@@ -116,8 +116,8 @@ alignas(64) inline constexpr SectorLanes<kWords> kSectorLanes = MakeSectorLanes<
 // 256-bit halves, not one 512-bit load (inserts write it back at once:
 // LineOr, kernels/probe-inl.h). Measured A/B of the halves read and written
 // (Zen 4 guest, avx3_dl, aes, medians of 3 alternating runs of 3 repetitions,
-// 2026-11-28), the halves against the line at once, 100M keys: k = 8 (125 MB) queries
-// 0.64x their time (6.3 -> 4.0 ns/key), inserts 0.71x; k = 4 at 8 bits/key
+// 2026-11-28), the halves against the line at once, 100M keys: k = 8 (125
+// MB) queries 0.64x their time (6.3 -> 4.0 ns/key), inserts 0.71x; k = 4 at 8 bits/key
 // 0.63-0.66x; k = 8 at 16 bits/key 0.67-0.77x (k = 1, 2 and 16: byte tests
 // only). Near filters keep the line at once: for split512 the halves cost
 // 4-16% at 1M and 10M keys (kernels/split512-inl.h). On Zen 5 plain inserts

@@ -67,10 +67,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 512-bit load (inserts write it back at once since 2026-11-29; LineOr in
 // kernels/probe-inl.h). Measured A/B of the halves read and written (Zen 4
 // guest, avx3_dl, aes, medians of 2 alternating runs of 3 repetitions,
-// 2026-11-27), the halves against the line at once: 100M keys (125 MB) 0.66-0.69x its time (6.3-6.5 -> 4.2-4.4 ns/key,
-// split256's 4.3-4.6), but 10M keys (12.5 MB, in the L3) 1.04-1.16x and 1M
-// 1.04-1.13x. Why a 512-bit access to a line coming from memory costs more
-// than two 256-bit ones there was not measured (no PMU on that guest). On
+// 2026-11-27), the halves against the line at once: 100M keys (125 MB)
+// 0.66-0.69x its time (6.3-6.5 -> 4.2-4.4 ns/key, split256's 4.3-4.6), but
+// 10M keys (12.5 MB, in the L3) 1.04-1.16x and 1M 1.04-1.13x. Why a 512-bit
+// access to a line coming from memory costs more than two 256-bit ones there
+// was not measured (no PMU on that guest). On
 // Zen 5 plain inserts take it from 512 KiB on (FarInsertMinBytes: there a
 // 512-bit load and store of a line not in L1 stall; kernels/kernels.cc).
 template <bool kFar>
