@@ -213,8 +213,8 @@ uint64_t L2Bytes() {
 // sectorized512's (k = 8) inserts without prefetch ran 1.5-2.7x the time of the
 // same inserts with the line as two 256-bit halves at every filter size from
 // 768 KiB to 6 MiB (at 512 KiB 1.01-1.39x), while at 32 and 256 KiB the halves
-// cost 6-21%: the line's store did not stall there (why not, a PMU would
-// tell). 2-vCPU EPYC guest, family 26 model 2, avx3_dl and avx3, aes, the
+// cost 6-21%: the line's load and store did not stall there (why not, a PMU
+// would tell). 2-vCPU EPYC guest, family 26 model 2, avx3_dl and avx3, aes, the
 // bench's --bb_preset=prefetch, medians of 2 runs of 3 repetitions,
 // 2026-11-28. Prefetching the line (for writing) hides the stall too, but
 // below twice the L2 the halves without prefetch ran 0.78-0.93x the time of
