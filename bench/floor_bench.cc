@@ -64,8 +64,8 @@ inline uint64_t Touch(const Buf& b, uint64_t h) {
 
 // Into the L2 (locality 2), or into the L1 where kToL1 (locality 3), as the
 // filters' batches ask for their lines (kernels/probe-inl.h PrefetchLineTo,
-// kernels::PrefetchToL1: into the L1 on Zen 5): the minimal probe of the same
-// work.
+// kernels::PrefetchToL1: into the L1 on Zen 5, and within the L2 on the
+// Sapphire Rapids class): the minimal probe of the same work.
 template <LineOp kOp, bool kToL1>
 inline void Prefetch(const Buf& b, uint64_t h) {
   __builtin_prefetch(b.Line(h), kOp == LineOp::kRead ? 0 : 1, kToL1 ? 3 : 2);
@@ -164,7 +164,7 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
   PinFor(row.target);
   const Buf b{buf->data(), bytes / kLine};
   const bool prefetch = kernels::ShouldPrefetch(bytes, kPrefetchMinBytes);
-  const bool to_l1 = kernels::PrefetchToL1();
+  const bool to_l1 = kernels::PrefetchToL1(bytes);
   const std::vector<Key>& pool = AbsentPool<Key>(*pools);
   PoolWalker walk(pool.size(), st);
   std::vector<uint64_t> hbuf(kIterKeys);

@@ -207,6 +207,31 @@ uint64_t L2Bytes() {
   return bytes;
 }
 
+// The CPU's vendor and its family and model as CPUID leaves 0 and 1 give them
+// (the extended fields folded in); kOther with zeros off x86 or where CPUID
+// says nothing.
+struct CpuModel {
+  enum Vendor : uint8_t { kOther, kAmd, kIntel } vendor = kOther;
+  unsigned family = 0;
+  unsigned model = 0;
+};
+CpuModel ReadCpuModel() {
+  CpuModel cpu;
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return cpu;
+  // The vendor string in EBX, EDX, ECX: "AuthenticAMD", "GenuineIntel".
+  if (b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u) cpu.vendor = CpuModel::kAmd;
+  if (b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu) cpu.vendor = CpuModel::kIntel;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return CpuModel{};
+  const unsigned base = (a >> 8) & 0xF;
+  cpu.family = base == 0xF ? base + ((a >> 20) & 0xFF) : base;
+  cpu.model = (a >> 4) & 0xF;
+  if (base == 0x6 || base == 0xF) cpu.model |= ((a >> 16) & 0xF) << 4;
+#endif
+  return cpu;
+}
+
 // Whether this is an AMD CPU of family 1Ah (Zen 5), from CPUID leaves 0 and 1,
 // read once. There a plain batch insert's 512-bit load and store of a line
 // fetched from L2 or beyond, not prefetched, stall: split512's and
@@ -235,22 +260,34 @@ uint64_t L2Bytes() {
 // line from FarMinBytes on, ran 0.78-0.85x the time at 100M keys (one and two
 // threads, the same A/B). The Zen 4 guest's far form (from FarMinBytes) was
 // measured with two halves written; its one store there is not measured (Zen
-// 4 splits 512-bit operations into two 256-bit halves).
+// 4 splits 512-bit operations into two 256-bit halves). On the Emerald Rapids
+// guest (IntelSprClass below) the far form, taken for every batch in one
+// process against the default in alternating rounds (medians of 21 rounds of
+// the per-round ratio, avx3_dl, aes, 2026-11-29), ran 1.07-1.13x the time of
+// the line at once for split512's and sectorized512's inserts at 1M and 10M
+// keys (queries at 10M 1.01-1.03x), and at 100M, where it is the default, the
+// line at once ran 1.04x (split512's inserts) and 0.97x (sectorized512's
+// queries): from FarMinBytes there too.
 bool Zen5() {
-#if defined(__x86_64__) || defined(__i386__)
   static const bool zen5 = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    // "AuthenticAMD" in EBX, EDX, ECX.
-    if (__get_cpuid(0, &a, &b, &c, &d) == 0 || b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) return false;
-    if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
-    const unsigned base = (a >> 8) & 0xF;
-    const unsigned family = base == 0xF ? base + ((a >> 20) & 0xFF) : base;
-    return family == 0x1A;
+    const CpuModel cpu = ReadCpuModel();
+    return cpu.vendor == CpuModel::kAmd && cpu.family == 0x1A;
   }();
   return zen5;
-#else
-  return false;
-#endif
+}
+
+// Whether this is an Intel Xeon of the Sapphire Rapids class (family 6, model
+// 0x8F Sapphire Rapids or 0xCF Emerald Rapids: Golden and Raptor Cove cores,
+// L2 2 MiB per core), from CPUID leaves 0 and 1, read once. Its rules below
+// (PrefetchMinBytes, PrefetchToL1) were measured on an Emerald Rapids guest;
+// Sapphire Rapids, the same core with a smaller L3, takes them unmeasured, and
+// other Intel CPUs keep the defaults.
+bool IntelSprClass() {
+  static const bool spr = [] {
+    const CpuModel cpu = ReadCpuModel();
+    return cpu.vendor == CpuModel::kIntel && cpu.family == 6 && (cpu.model == 0x8F || cpu.model == 0xCF);
+  }();
+  return spr;
 }
 
 }  // namespace
@@ -288,7 +325,8 @@ uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes()
 // and lost 0-7% to it below 384 KiB, blocked512's inserts too, and the split
 // rule cost split512's inserts at 1M keys 1.17x their time: the other targets
 // keep the default, as do the unmeasured ones (ARM). The split thresholds
-// follow the L2 (Zen 3's 512 KiB, Sapphire Rapids' 2 MiB), not measured.
+// follow the L2 (Zen 3's 512 KiB, 2 MiB elsewhere), not measured but on the
+// Sapphire Rapids class, which takes its own rule (below).
 // classic (k lines a key, k prefetches a key) on every target: 16 keys ahead,
 // prefetch cost its batches 0-44% up to 4 MiB and gained 1-3% at 6 MiB,
 // 12-67% at 8-32 MiB (0.86-1.01x at 128 MiB), on avx3_dl and pinned to avx2
@@ -336,6 +374,25 @@ uint64_t FarInsertMinBytes() { return Zen5() ? kPrefetchMinBytes : FarMinBytes()
 //     gained from 11-12 MiB (inserts 0.81-0.85x; its present queries from
 //     14 MiB, 0.44-0.59x, 1.04-1.1x at 12 MiB): from the same 5/16 of the L3,
 //     not 6 MiB.
+//
+// The Sapphire Rapids class (IntelSprClass() above; L2 2 MiB per core) takes
+// the opposite of the Zen 4 guest's split rule: its split layouts' batches,
+// which the default leaves unprefetched up to 2 and 4 MiB, ran faster with
+// prefetch from 875 KiB. Emerald Rapids guest (family 6 model 207, 2 vCPUs,
+// L2 2 MiB, L3 300 MiB shared), avx3_dl, aes, 10 bits/key, each batch with
+// prefetch forced on and off in one process, medians of 21 alternating rounds
+// of the per-round ratio (a harness of InsertBatch/MayContainBatch,
+// 2026-11-29), the time without prefetch over the time with it (into the L2):
+//   - 500 KiB (400K keys): 0.83-0.93x for every layout and op: none.
+//   - 875 KiB: split256's and register64's inserts 0.91-0.92x, the rest
+//     1.02-1.13x; 1.19 MiB (1M keys): split256's inserts 1.04x, register64's
+//     0.99x, split256's queries 1.11x, split512's inserts 1.09x and queries
+//     1.27x, sectorized512's 1.15-1.27x; 1.75-2.1 MiB 1.09-1.49x; 3.1-7.5 MiB
+//     1.0-1.42x. So kPrefetchMinBytes but for split256's and register64's
+//     AVX-512 inserts, from half the L2.
+//   - Pinned to avx2 (kPrefetchMinBytes there already) 1.02-1.24x at 1M keys.
+// blocked512 and classic keep the default (blocked512's 1.09-1.48x and
+// classic's 0.74-0.82x at 1M and 1.7M keys agree with it).
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
   if (Zen5()) {
     // FarMinBytes() is the L3 (clamped to [16, 64] MiB): a quarter of it,
@@ -348,6 +405,11 @@ uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512) {
     if (layout == Layout::kSplit256) return insert ? inserts : quarter_l3;
     if (layout == Layout::kSplit512 || layout == Layout::kSectorized512 || layout == Layout::kRegister64)
       return insert ? inserts : L2Bytes();
+  }
+  if (IntelSprClass() && (layout == Layout::kSplit256 || layout == Layout::kSplit512 ||
+                          layout == Layout::kSectorized512 || layout == Layout::kRegister64)) {
+    if (avx512 && insert && (layout == Layout::kSplit256 || layout == Layout::kRegister64)) return L2Bytes() / 2;
+    return kPrefetchMinBytes;
   }
   if (layout == Layout::kClassic) return uint64_t{6} << 20;
   if (!avx512) return kPrefetchMinBytes;
@@ -402,12 +464,24 @@ std::atomic<PrefetchLevel> g_prefetch_level{PrefetchLevel::kAuto};
 // order measured 0.98-1.02x at 10M keys and 1.0-1.05x at 100M (blocked512's
 // 1.05x) on this guest with the L2 forced, in a harness of the pipeline
 // (RunKeys, aes, medians of 7); other CPUs keep the L2, unmeasured here.
-bool PrefetchToL1() {
+//
+// The Sapphire Rapids class (IntelSprClass() above) asks for the L1 while the
+// filter fits in the L2, the L2 beyond. Its batches into the L1 over into the
+// L2, the same harness and rounds as its prefetch rule (PrefetchMinBytes):
+//   - avx3_dl, up to 2.1 MiB (400K-1.7M keys): 0.81-1.0x for the four layouts
+//     of that rule (split512's queries at 1M keys 0.88x, 1.4M 0.81x), and
+//     blocked512's 0.95-0.98x; pinned to avx2 0.92-1.04x (1M, 1.7M keys).
+//   - beyond: 3.1-7.5 MiB inserts 1.04-1.09x, queries 0.95-1.05x; 10M keys
+//     inserts 1.11-1.19x (blocked512's 0.90x), queries 1.01-1.13x; 100M
+//     1.18-1.39x (avx2 at 10M 1.06-1.23x). Classic (lines into the L2
+//     whatever the rule) 1.0-1.02x either way.
+bool PrefetchToL1(uint64_t bytes) {
   switch (g_prefetch_level.load(std::memory_order_relaxed)) {
     case PrefetchLevel::kL2: return false;
     case PrefetchLevel::kL1: return true;
     case PrefetchLevel::kAuto: break;
   }
+  if (IntelSprClass()) return bytes <= L2Bytes();
   return Zen5();
 }
 

@@ -150,8 +150,8 @@ inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 // queries; `avx512` if the batch runs on an AVX-512 target (avx3, avx3_dl).
 // Atomic inserts take kPrefetchMinBytes whatever the layout. Below it a batch
 // probes in order and the core's window overlaps the cache's latency by
-// itself. Depends on this CPU's L2 and L3 sizes and on whether it is a Zen 5,
-// read once (kernels/kernels.cc says what was measured); at most 10 MiB. It
+// itself. Depends on this CPU's L2 and L3 sizes and on whether it is a Zen 5
+// or of the Sapphire Rapids class, read once (kernels/kernels.cc says what was measured); at most 10 MiB. It
 // never changes what a batch writes or answers.
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512);
 
@@ -171,11 +171,13 @@ uint64_t FarInsertMinBytes();
 // Whether batches that prefetch (below; plain inserts and queries) ask for
 // their blocked layouts' lines into the L1 (inserts with PREFETCHW, queries
 // with PREFETCHT0; kernels/probe-inl.h PrefetchLineTo) instead of into the L2
-// (PREFETCHT1): on Zen 5 (AMD family 1Ah), read once from CPUID, unless
+// (PREFETCHT1), for a filter of `bytes` of payload: on Zen 5 (AMD family 1Ah)
+// at every size, on the Sapphire Rapids class (Intel family 6 models 0x8F,
+// 0xCF) while `bytes` fits in the L2, both read once from CPUID, unless
 // SetPrefetchLevel below says otherwise; kernels/kernels.cc says what was
 // measured. Batches ask once each. It never changes what a batch writes or
 // answers.
-bool PrefetchToL1();
+bool PrefetchToL1(uint64_t bytes);
 
 // Whether a batch over a payload of `bytes` prefetches its lines, given its
 // threshold `min_bytes` (PrefetchMinBytes, or kPrefetchMinBytes): under the

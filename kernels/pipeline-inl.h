@@ -475,7 +475,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
                                                           : PrefetchMinBytes(f.layout, kMode == Mode::kInsert, kAvx512);
   const uint64_t bytes = PayloadBytes(f.layout, f.num_blocks);
   const bool prefetch = ShouldPrefetch(bytes, min_bytes);
-  const bool to_l1 = kMode != Mode::kInsertAtomic && PrefetchToL1();
+  const bool to_l1 = kMode != Mode::kInsertAtomic && PrefetchToL1(bytes);
   auto run = [&](auto probe_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;

@@ -38,7 +38,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // 0.45-0.69x on avx3_dl (split256 8.6-9.2 -> 4.5-4.6 ns/key, register64
 // 8.9-9.8 -> 4.4-4.7) and 0.34-0.47x on avx2, at 10M 0.55-0.83x, at 1M
 // 0.95-1.03x. Zen 5 is the other way round: there batches ask into the L1
-// (PrefetchLineTo below; kernels/kernels.cc PrefetchToL1 has the figures).
+// (PrefetchLineTo below; kernels/kernels.cc PrefetchToL1 has the figures), as
+// the Sapphire Rapids class does while the filter fits in its L2.
 // (PREFETCHW against that PREFETCHT0 on Zen 5, before the L2 form: 1M and 10M
 // keys within 3%, 100M 0-8% slower; a single key's insert may take PREFETCHW,
 // InsertAlone below.)
@@ -46,8 +47,8 @@ template <bool kWrite>
 HWY_INLINE void PrefetchLine(const void* p) {
   __builtin_prefetch(p, kWrite ? 1 : 0, 2);
 }
-// The same line asked into the L1 instead where kToL1 (batches on Zen 5,
-// PrefetchToL1, kernels/kernels.h): PREFETCHW for a line about to be
+// The same line asked into the L1 instead where kToL1 (batches on Zen 5 and
+// small ones on the Sapphire Rapids class, PrefetchToL1, kernels/kernels.h): PREFETCHW for a line about to be
 // rewritten (in assembly on x86, as the targets' flags lack "prfchw"; it
 // asks for the line to write it), PREFETCHT0 for a read.
 template <bool kWrite, bool kToL1>

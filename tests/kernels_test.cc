@@ -116,19 +116,25 @@ TEST(PrefetchThreshold, PolicyOverridesTheThresholdUntilAutoAgain) {
   EXPECT_TRUE(kernels::ShouldPrefetch(1001, 1001));
 }
 
-// Where batches prefetch (into the L1 on Zen 5, else the L2) is the CPU's
-// rule under kAuto; the tests' and the bench's override wins until kAuto.
+// Where batches prefetch (into the L1 on Zen 5 and, within the L2, on the
+// Sapphire Rapids class; else the L2) is the CPU's rule under kAuto; the
+// tests' and the bench's override wins, at every size, until kAuto.
 TEST(PrefetchThreshold, LevelOverridesTheCpuRuleUntilAutoAgain) {
-  const bool cpu = kernels::PrefetchToL1();
+  const uint64_t sizes[] = {0, uint64_t{1} << 20, uint64_t{1} << 30};
+  bool cpu[3];
+  for (int i = 0; i < 3; ++i) cpu[i] = kernels::PrefetchToL1(sizes[i]);
+  // A rule by size never sends a larger filter's lines nearer than a smaller one's.
+  EXPECT_GE(cpu[0], cpu[1]);
+  EXPECT_GE(cpu[1], cpu[2]);
   {
     kernels::ScopedPrefetchLevel l1(kernels::PrefetchLevel::kL1);
-    EXPECT_TRUE(kernels::PrefetchToL1());
+    for (uint64_t b : sizes) EXPECT_TRUE(kernels::PrefetchToL1(b)) << b;
   }
   {
     kernels::ScopedPrefetchLevel l2(kernels::PrefetchLevel::kL2);
-    EXPECT_FALSE(kernels::PrefetchToL1());
+    for (uint64_t b : sizes) EXPECT_FALSE(kernels::PrefetchToL1(b)) << b;
   }
-  EXPECT_EQ(kernels::PrefetchToL1(), cpu);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(kernels::PrefetchToL1(sizes[i]), cpu[i]) << sizes[i];
 }
 
 // keys[0, n) inserted into a layout-l filter of num_blocks blocks by the batch
