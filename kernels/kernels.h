@@ -151,8 +151,9 @@ inline constexpr uint64_t kPrefetchMinBytes = 512 * 1024;
 // Atomic inserts take kPrefetchMinBytes whatever the layout. Below it a batch
 // probes in order and the core's window overlaps the cache's latency by
 // itself. Depends on this CPU's L2 and L3 sizes and on whether it is a Zen 5
-// or of the Sapphire Rapids class, read once (kernels/kernels.cc says what was measured); at most 10 MiB. It
-// never changes what a batch writes or answers.
+// or of the Sapphire Rapids class, read once (kernels/kernels.cc says what
+// was measured); at most 10 MiB. It never changes what a batch writes or
+// answers.
 uint64_t PrefetchMinBytes(Layout layout, bool insert, bool avx512);
 
 // The payload size (bytes) from which a batch counts its filter as beyond the

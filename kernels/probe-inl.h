@@ -48,9 +48,10 @@ HWY_INLINE void PrefetchLine(const void* p) {
   __builtin_prefetch(p, kWrite ? 1 : 0, 2);
 }
 // The same line asked into the L1 instead where kToL1 (batches on Zen 5 and
-// small ones on the Sapphire Rapids class, PrefetchToL1, kernels/kernels.h): PREFETCHW for a line about to be
-// rewritten (in assembly on x86, as the targets' flags lack "prfchw"; it
-// asks for the line to write it), PREFETCHT0 for a read.
+// small ones on the Sapphire Rapids class, PrefetchToL1, kernels/kernels.h):
+// PREFETCHW for a line about to be rewritten (in assembly on x86, as the
+// targets' flags lack "prfchw"; it asks for the line to write it), PREFETCHT0
+// for a read.
 template <bool kWrite, bool kToL1>
 HWY_INLINE void PrefetchLineTo(const void* p) {
   if constexpr (!kToL1) {
