@@ -30,7 +30,6 @@
 // Boost.Bloom is found (bench/CMakeLists.txt); nothing of Boost is in this file.
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/ab_rounds.h"
 #include "bench/boost_peer.h"
 #include "bench/typed_rows.h"
 #include "blockbloom/filter.h"
@@ -52,13 +52,10 @@ namespace {
 using blockbloom::Filter;
 using blockbloom::FilterView;
 using blockbloom::Layout;
+using blockbloom::bench::Median;
+using blockbloom::bench::MedianRatio;
 namespace bp = blockbloom::bench::boost_peer;
 namespace typed_rows = blockbloom::bench::typed_rows;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // The i-th key of a domain (0: inserted, 1: absent): a bijective mix of
 // (i, domain), so the domains never meet and no key array of KEYS is kept.
@@ -127,8 +124,8 @@ int main(int argc, char** argv) {
     boost->Insert(keys.data(), len, bp::Peer::Loop::kBulk);
   }
 
-  std::printf("%s, blockbloom target %s (typed.h: %s), Boost -O3 -march=native; %s %llu keys (%.2f MiB; Boost %.2f MiB), "
-              "aes, %ld rounds of %zu keys\n",
+  std::printf("%s, blockbloom target %s (typed.h: %s), Boost -O3 -march=native; %s %llu keys (%.2f MiB; "
+              "Boost %.2f MiB), aes, %ld rounds of %zu keys\n",
               CpuName().c_str(), std::string(blockbloom::ActiveTarget()).c_str(),
               typed_rows::Simd() ? "inlined" : "the dispatched call", argv[2], static_cast<unsigned long long>(n),
               static_cast<double>(ours.byte_size()) / (1 << 20), static_cast<double>(boost->Bytes()) / (1 << 20),
@@ -142,48 +139,40 @@ int main(int argc, char** argv) {
   }
   const char* ops[] = {"insert", "query absent", "query present"};
   for (int op = 0; op < 3; ++op) {
-    std::array<std::vector<double>, kForms> ns;
-    std::array<std::vector<double>, 3> ratio;  // batch, typed, dispatched
-    std::array<int, kForms> order = {0, 1, 2, 3, 4};
-    for (long r = 0; r < rounds; ++r) {
-      for (uint64_t& key : keys) key = op == 1 ? Key(n + rng() % (uint64_t{1} << 40), 1) : Key(rng() % n, 0);
-      std::shuffle(order.begin(), order.end(), rng);
-      std::array<double, kForms> t{};
-      for (int form : order) {
-        const auto t0 = std::chrono::steady_clock::now();
-        if (op == 0) {
-          switch (form) {
-            case kBoostBatch: boost->Insert(keys.data(), chunk, bp::Peer::Loop::kBulk); break;
-            case kOursBatch: ours.InsertBatch(keys); break;
-            case kBoostPerKey: boost->Insert(keys.data(), chunk, bp::Peer::Loop::kInline); break;
-            case kOursTyped: typed_rows::Insert(ours, keys.data(), chunk); break;
-            default:
-              for (const uint64_t key : keys) ours.Insert(key);
-          }
-        } else {
-          switch (form) {
-            case kBoostBatch: hits += boost->Query(keys.data(), chunk, bp::Peer::Loop::kBulk); break;
-            case kOursBatch: hits += ours.MayContainBatch(keys, out); break;
-            case kBoostPerKey: hits += boost->Query(keys.data(), chunk, bp::Peer::Loop::kInline); break;
-            case kOursTyped: typed_rows::Query(ours, keys.data(), chunk, &hits); break;
-            default: {
-              const FilterView view(ours);
-              for (const uint64_t key : keys) hits += view.MayContain(key);
+    const auto ns = blockbloom::bench::TimeRounds<kForms>(
+        rounds, rng, static_cast<double>(chunk),
+        [&] {
+          for (uint64_t& key : keys) key = op == 1 ? Key(n + rng() % (uint64_t{1} << 40), 1) : Key(rng() % n, 0);
+        },
+        [](size_t) {},
+        [&](size_t form) {
+          if (op == 0) {
+            switch (form) {
+              case kBoostBatch: boost->Insert(keys.data(), chunk, bp::Peer::Loop::kBulk); break;
+              case kOursBatch: ours.InsertBatch(keys); break;
+              case kBoostPerKey: boost->Insert(keys.data(), chunk, bp::Peer::Loop::kInline); break;
+              case kOursTyped: typed_rows::Insert(ours, keys.data(), chunk); break;
+              default:
+                for (const uint64_t key : keys) ours.Insert(key);
+            }
+          } else {
+            switch (form) {
+              case kBoostBatch: hits += boost->Query(keys.data(), chunk, bp::Peer::Loop::kBulk); break;
+              case kOursBatch: hits += ours.MayContainBatch(keys, out); break;
+              case kBoostPerKey: hits += boost->Query(keys.data(), chunk, bp::Peer::Loop::kInline); break;
+              case kOursTyped: typed_rows::Query(ours, keys.data(), chunk, &hits); break;
+              default: {
+                const FilterView view(ours);
+                for (const uint64_t key : keys) hits += view.MayContain(key);
+              }
             }
           }
-        }
-        const auto t1 = std::chrono::steady_clock::now();
-        t[form] = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(chunk);
-      }
-      for (int form = 0; form < kForms; ++form) ns[form].push_back(t[form]);
-      ratio[0].push_back(t[kBoostBatch] / t[kOursBatch]);
-      ratio[1].push_back(t[kBoostPerKey] / t[kOursTyped]);
-      ratio[2].push_back(t[kBoostPerKey] / t[kOursDispatched]);
-    }
+        });
     std::printf("  %-13s ns/key:", ops[op]);
     for (int form = 0; form < kForms; ++form) std::printf(" %s %.3g;", kFormNames[form], Median(ns[form]));
-    std::printf("  Boost/ours: batch %.3gx, typed %.3gx, dispatched %.3gx\n", Median(ratio[0]), Median(ratio[1]),
-                Median(ratio[2]));
+    std::printf("  Boost/ours: batch %.3gx, typed %.3gx, dispatched %.3gx\n",
+                MedianRatio(ns[kBoostBatch], ns[kOursBatch]), MedianRatio(ns[kBoostPerKey], ns[kOursTyped]),
+                MedianRatio(ns[kBoostPerKey], ns[kOursDispatched]));
   }
   std::printf("  (hits %llu)\n", static_cast<unsigned long long>(hits));
   return 0;

@@ -18,16 +18,15 @@
 // bench/results/prefetch_intel_emr.md.
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <random>
-#include <string>
 #include <string_view>
 #include <vector>
 
+#include "bench/ab_rounds.h"
 #include "blockbloom/filter.h"
 #include "kernels/kernels.h"
 
@@ -35,12 +34,9 @@ namespace {
 
 using blockbloom::Filter;
 using blockbloom::Layout;
+using blockbloom::bench::Median;
+using blockbloom::bench::MedianRatio;
 namespace kernels = blockbloom::kernels;
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Form {
   const char* name;
@@ -86,38 +82,31 @@ int main(int argc, char** argv) {
   const size_t chunk = static_cast<size_t>(std::min<uint64_t>(n, uint64_t{1} << 20));
   std::vector<uint64_t> probe(chunk);
   std::vector<uint8_t> out(chunk);
-  std::array<std::vector<double>, kForms.size()> ns, ratio;
-  std::array<size_t, kForms.size()> order = {0, 1, 2, 3};
   size_t hits = 0;
-  for (long r = 0; r < rounds; ++r) {
-    for (uint64_t& key : probe) key = insert ? keys[rng() % n] : rng();
-    std::shuffle(order.begin(), order.end(), rng);
-    std::array<double, kForms.size()> t{};
-    for (size_t m : order) {
-      kernels::SetPrefetchPolicy(kForms[m].policy);
-      kernels::SetPrefetchLevel(kForms[m].level);
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int rep = 0; rep < 3; ++rep) {
-        if (insert) {
-          f.InsertBatch(probe);
-        } else {
-          hits += f.MayContainBatch(probe, out);
+  const auto ns = blockbloom::bench::TimeRounds<kForms.size()>(
+      rounds, rng, 3.0 * static_cast<double>(chunk),
+      [&] {
+        for (uint64_t& key : probe) key = insert ? keys[rng() % n] : rng();
+      },
+      [&](size_t m) {
+        kernels::SetPrefetchPolicy(kForms[m].policy);
+        kernels::SetPrefetchLevel(kForms[m].level);
+      },
+      [&](size_t) {
+        for (int rep = 0; rep < 3; ++rep) {
+          if (insert) {
+            f.InsertBatch(probe);
+          } else {
+            hits += f.MayContainBatch(probe, out);
+          }
         }
-      }
-      const auto t1 = std::chrono::steady_clock::now();
-      t[m] = std::chrono::duration<double, std::nano>(t1 - t0).count() / (3.0 * static_cast<double>(chunk));
-    }
-    for (size_t m = 0; m < kForms.size(); ++m) {
-      ns[m].push_back(t[m]);
-      ratio[m].push_back(t[m] / t[0]);
-    }
-  }
+      });
   kernels::SetPrefetchPolicy(kernels::PrefetchPolicy::kAuto);
   kernels::SetPrefetchLevel(kernels::PrefetchLevel::kAuto);
   std::printf("%s %s, %llu keys (%.2f MiB), %ld rounds; ns/key and /L2:", argv[2], argv[3],
               static_cast<unsigned long long>(n), static_cast<double>(f.byte_size()) / (1 << 20), rounds);
   for (size_t m = 0; m < kForms.size(); ++m)
-    std::printf("  %s %.3f (%.3f)", kForms[m].name, Median(ns[m]), Median(ratio[m]));
+    std::printf("  %s %.3f (%.3f)", kForms[m].name, Median(ns[m]), MedianRatio(ns[m], ns[0]));
   // auto's level; whether it prefetches depends on the target too (kernels::PrefetchMinBytes).
   std::printf("  [auto: into the %s; hits %zu]\n", kernels::PrefetchToL1(f.byte_size()) ? "L1" : "L2", hits);
   return 0;
