@@ -83,6 +83,25 @@ HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {
     s = AesEnc(s, _mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0])));
   return static_cast<uint64_t>(_mm_cvtsi128_si64(s));
 }
+// AesU64Native for a key already in a general register, as the single-key
+// kernels' (kernels.cc QueryKeyOne, InsertKeyOne) is: the seed XORed there (one
+// move to the vector register, not two and an XOR) and each round's key an
+// operand from memory (nothing hoists them out of one call; VEX forms need no
+// alignment). The loops (typed.h, batches) keep AesU64Native.
+HWY_INLINE uint64_t AesU64NativeOneCall(uint64_t key, uint64_t seed) {
+#if HWY_TARGET == HWY_SSE4
+  return AesU64Native(key, seed);
+#else
+  __m128i s = _mm_cvtsi64_si128(static_cast<long long>(key ^ seed));
+  for (const auto& rk : kAesRoundKey) {
+    // The value, not kAesRoundKey's storage: g++ puts it in the file's constant pool, addressed from the
+    // instruction pointer, where the array itself would take a load of its address (-fPIC) first.
+    const __m128i round_key = _mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0]));
+    asm("vaesenc %2, %1, %0" : "=x"(s) : "x"(s), "xm"(round_key));
+  }
+  return static_cast<uint64_t>(_mm_cvtsi128_si64(s));
+#endif
+}
 // Batches: AesU64Native of 8 keys, out[i] the hash of keys[i], several keys
 // to a register with VAES, one 128-bit AES block each (key ^ seed in its low
 // half, zero above, as AesU64Native's): per 8 keys the loads, an XOR, unpacks
@@ -202,12 +221,17 @@ HWY_INLINE size_t AesU64NativeRunsOf8(const uint64_t* HWY_RESTRICT keys, size_t 
 // form, HashU64With).
 inline constexpr HashKind kAesNative = static_cast<HashKind>(0x80 | static_cast<uint8_t>(HashKind::kAes));
 
+#if !(HWY_ARCH_X86 && HWY_TARGET != HWY_SSSE3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR)
+HWY_INLINE uint64_t AesU64NativeOneCall(uint64_t key, uint64_t seed) { return AesU64Native(key, seed); }
+#endif
+
 // Stage 1 for one key, as HashU64With<kHash> (kernels/common.h), with the
-// "aes" kind's instructions under kAesNative.
-template <HashKind kHash>
+// "aes" kind's instructions under kAesNative; kOneCall for the single-key
+// kernels (one call, the key in a register: AesU64NativeOneCall).
+template <HashKind kHash, bool kOneCall = false>
 HWY_INLINE uint64_t KeyHash(uint64_t key, uint64_t seed_const) {
   if constexpr (kHash == kAesNative) {
-    return AesU64Native(key, seed_const);
+    return kOneCall ? AesU64NativeOneCall(key, seed_const) : AesU64Native(key, seed_const);
   } else {
     return HashU64With<kHash>(key, seed_const);
   }

@@ -72,11 +72,11 @@ void InsertOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
 }
 template <class P, HashKind kHash>
 bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOne<P>(bits, num_blocks, k, KeyHash<kHash>(key, seed_const));
+  return QueryOne<P>(bits, num_blocks, k, KeyHash<kHash, true>(key, seed_const));
 }
 template <class P, HashKind kHash>
 void InsertKeyOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertOne<P>(bits, num_blocks, k, KeyHash<kHash>(key, seed_const));
+  InsertOne<P>(bits, num_blocks, k, KeyHash<kHash, true>(key, seed_const));
 }
 // The batch's atomic probe for one key (probes with AtomicByWord64: whole u64
 // words ORed, and none a relaxed load finds holding the key's bits).
