@@ -232,7 +232,8 @@ concept HasProbeStep = requires(const P& p, const uint64_t* a, uint8_t* o) {
 // array made g++ reload the source's other members (keys, seed, filter) on
 // every step, and the key batches ran 5% slower (Zen 5).
 //
-// KeySource: 8-byte keys, hashed here. XXH3 hashes a step's keys in vectors;
+// KeySource: 8-byte keys, hashed here (except "rocksdb" keys and "xxh64" keys
+// outside split256: CalledKeySource below). XXH3 hashes a step's keys in vectors;
 // the other kinds key by key in registers (kernels/common.h HashU64With;
 // "mulx" has no vector form on these targets: no 64x64 -> 128-bit multiply in
 // lanes). Measured against hashing them in 512-key chunks before the probes
@@ -286,6 +287,78 @@ class KeySource {
   const uint64_t* keys_;
   uint64_t seed_const_;
   bool x8_;  // AesU64NativeRunsOf8 for the "aes" kind (kernels/aes-inl.h)
+};
+
+// CalledKeySource: 8-byte keys hashed with "rocksdb", or with "xxh64" in any
+// layout but split256 (whose pipeline inlines Parquet's hash): kinds hashed key
+// by key in scalar code, several dependent multiplies a key. A call of a small
+// function per kind and block size (HashStep) hashes up to kCallKeys keys, with
+// their blocks' addresses, a few steps ahead of the probes, so each probe type
+// has one pipeline for both kinds instead of one each: of the five fused
+// pipelines per probe, mode and target these were two, and the two all-target
+// kernel files compiled in 134 and 137 s instead of 157 and 175 (g++ 12 -O3,
+// two at once, Emerald Rapids guest). The hashing still runs beside the earlier
+// steps' probes, as in KeySource. Measured against the inlined form: the
+// CHANGELOG, "Changed (build time)".
+using HashStepFn = void (*)(const uint64_t* HWY_RESTRICT keys, size_t len, uint64_t seed_const,
+                            uint64_t* HWY_RESTRICT to, uint64_t* HWY_RESTRICT at, const uint8_t* base,
+                            uint64_t num_blocks);
+// to[i] = the hash of keys[i]; with kShift >= 0 also at[i] = its block's
+// address, base + (BlockIndex(to[i], num_blocks) << kShift).
+template <HashKind kHash, int kShift>
+HWY_NOINLINE void HashStep(const uint64_t* HWY_RESTRICT keys, size_t len, uint64_t seed_const,
+                           uint64_t* HWY_RESTRICT to, uint64_t* HWY_RESTRICT at, const uint8_t* base,
+                           uint64_t num_blocks) {
+  const auto base_u64 = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base));
+  for (size_t i = 0; i < len; ++i) {
+    const uint64_t h = HashU64With<kHash>(keys[i], seed_const);
+    to[i] = h;
+    if constexpr (kShift >= 0) at[i] = base_u64 + (BlockIndex(h, num_blocks) << kShift);
+  }
+}
+template <class P>
+class CalledKeySource {
+ public:
+  CalledKeySource(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash)
+      : bits_(f.bits),
+        num_blocks_(f.num_blocks),
+        keys_(keys),
+        n_(n),
+        seed_const_(KeyHashConstant(hash, seed)),
+        step_(hash == HashKind::kXxh64 ? &HashStep<HashKind::kXxh64, kShift> : &HashStep<HashKind::kRocksdb, kShift>) {}
+  // Fills [j, j + len) and, while the ring has room, up to kCallKeys beyond
+  // it, so that a call hashes several steps (RunRing asks in order, a step at a
+  // time; [j - AheadOf<P>() - kStep, j) is in use by then).
+  HWY_INLINE void Fill(size_t j, size_t len, uint64_t* HWY_RESTRICT ring, uint64_t* HWY_RESTRICT addr) const {
+    if (j + len <= filled_) return;
+    const size_t to = HWY_MAX(j + len, HWY_MIN(n_, filled_ + kCallKeys));
+    while (filled_ < to) {
+      const size_t at = filled_ & kRingMask;
+      const size_t m = HWY_MIN(to - filled_, kRing - at);  // no wrap within a call
+      step_(keys_ + filled_, m, seed_const_, ring + at, addr + (kShift >= 0 ? at : 0), bits_, num_blocks_);
+      filled_ += m;
+    }
+  }
+  HWY_INLINE const uint64_t* Hashes(const uint64_t* ring, size_t i) const { return ring + (i & kRingMask); }
+
+ private:
+  static constexpr int ShiftOf() {
+    if constexpr (HasBlockAddresses<P>) {
+      return P::kBlockShift;
+    } else {
+      return -1;
+    }
+  }
+  static constexpr int kShift = ShiftOf();
+  static constexpr size_t kCallKeys = 64;
+  static_assert(kPrefetchDistance + 2 * kStep + kCallKeys <= kRing, "the ring holds what a call fills ahead");
+  const uint8_t* bits_;
+  uint64_t num_blocks_;
+  const uint64_t* keys_;
+  size_t n_;
+  uint64_t seed_const_;
+  HashStepFn step_;
+  mutable size_t filled_ = 0;  // [0, filled_) hashed
 };
 
 // HashSource: hashes the caller computed (string keys' chunks, hash batches);
@@ -440,6 +513,15 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
   return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, to_l1, out);
 }
 
+// Over 8-byte keys hashed with "xxh64" or "rocksdb" (CalledKeySource).
+template <bool kInsert, class P>
+HWY_INLINE size_t RunCalledKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash,
+                                bool prefetch, bool to_l1, uint8_t* out) {
+  const P p(f);
+  const CalledKeySource<P> src(f, keys, n, seed, hash);
+  return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, to_l1, out);
+}
+
 // Over precomputed hashes h[0, n), whose successor next[0, nnext) (if the
 // caller streams chunks) gets its look-ahead too. Probes without block
 // addresses (classic, the atomic inserts) take PrefetchAhead
@@ -476,8 +558,11 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   const uint64_t bytes = PayloadBytes(f.layout, f.num_blocks);
   const bool prefetch = ShouldPrefetch(bytes, min_bytes);
   const bool to_l1 = kMode != Mode::kInsertAtomic && PrefetchToL1(bytes);
-  auto run = [&](auto probe_tag) -> size_t {
+  auto run = [&](auto probe_tag, auto layout_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
+    // Parquet's layout (split256) with Parquet's hash (xxh64), the pair most
+    // xxh64 batches are, keeps its pipeline with the hash inlined, unchanged.
+    constexpr bool kInlineXxh64 = requires { requires decltype(layout_tag)::type::kInlineXxh64; };
     using P = std::conditional_t<kMode == Mode::kInsertAtomic, AtomicInsertProbe<Plain>, Plain>;
     if constexpr (kMode != Mode::kInsertAtomic) {
       if (keys) {
@@ -486,9 +571,11 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
           return RunKeys<kInsert, P, kHash>(f, in, n, seed, prefetch, to_l1, out);
         };
         switch (hash) {
-          case HashKind::kXxh64: return with(std::integral_constant<HashKind, HashKind::kXxh64>());
+          case HashKind::kXxh64:
+            if constexpr (kInlineXxh64) return with(std::integral_constant<HashKind, HashKind::kXxh64>());
+            return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
+          case HashKind::kRocksdb: return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
           case HashKind::kMulx: return with(std::integral_constant<HashKind, HashKind::kMulx>());
-          case HashKind::kRocksdb: return with(std::integral_constant<HashKind, HashKind::kRocksdb>());
           case HashKind::kAes:
             if (NativeAesUsable()) return with(std::integral_constant<HashKind, kAesNative>());
             // A CPU without AES instructions (a VM hiding them): the scalar reference's key batch, where the
@@ -511,17 +598,17 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   // atomic inserts (whose vector insert writes an L1 scratch line), and its
   // plain inserts from FarInsertMinBytes on (sooner on Zen 5).
   const bool far = bytes >= (kMode == Mode::kInsert ? FarInsertMinBytes() : FarMinBytes());
-  auto run_far = [&](auto probe_tag) -> size_t {
+  auto run_far = [&](auto probe_tag, auto layout_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     if constexpr (requires { typename Plain::FarProbe; }) {
-      if (far) return run(std::type_identity<typename Plain::FarProbe>());
+      if (far) return run(std::type_identity<typename Plain::FarProbe>(), layout_tag);
     }
-    return run(probe_tag);
+    return run(probe_tag, layout_tag);
   };
   switch (f.layout) {
 #define BLOCKBLOOM_DISPATCH_CASE(Name) \
   case Layout::k##Name:                \
-    return Name::Visit(f, run_far);
+    return Name::Visit(f, [&](auto probe_tag) { return run_far(probe_tag, std::type_identity<Name>()); });
     BLOCKBLOOM_FOR_EACH_LAYOUT(BLOCKBLOOM_DISPATCH_CASE)
 #undef BLOCKBLOOM_DISPATCH_CASE
   }

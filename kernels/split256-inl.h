@@ -39,6 +39,9 @@ namespace blockbloom::kernels {
 namespace HWY_NAMESPACE {
 
 struct Split256 {
+  // Its key batches hashed with "xxh64" (Parquet's hash) run a pipeline with
+  // the hash inlined, not called (kernels/pipeline-inl.h, CalledKeySource).
+  static constexpr bool kInlineXxh64 = true;
   template <class Fn>
   static HWY_INLINE auto Visit(const FilterRef&, Fn&& fn) {
     return fn(std::type_identity<SectorProbe<8, 8>>());
