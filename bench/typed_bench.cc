@@ -12,7 +12,8 @@ namespace {
   X(Split256, 8, Xxh3) X(Split256, 8, Mulx) X(Split256, 8, Xxh64) X(Split256, 8, Aes)                     \
   X(Sectorized512, 8, Xxh3) X(Sectorized512, 8, Mulx) X(Sectorized512, 8, Xxh64) X(Sectorized512, 8, Aes) \
   X(Register64, 6, Xxh3) X(Register64, 6, Mulx) X(Register64, 6, Xxh64) X(Register64, 6, Aes)             \
-  X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64) X(Split512, 8, Aes)
+  X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64) X(Split512, 8, Aes)                     \
+  X(Split256, 8, FoldMul) X(Sectorized512, 8, FoldMul) X(Register64, 6, FoldMul) X(Split512, 8, FoldMul)
 
 bool Is(const FilterView& f, Layout l, uint32_t k, HashKind h) {
   return f.layout() == l && f.k() == k && f.hash_kind() == h;

@@ -104,6 +104,7 @@ OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash) {
       case HashKind::kXxh64: return OneKeyWith<P, HashKind::kXxh64>(layout, k);
       case HashKind::kMulx: return OneKeyWith<P, HashKind::kMulx>(layout, k);
       case HashKind::kRocksdb: return OneKeyWith<P, HashKind::kRocksdb>(layout, k);
+      case HashKind::kFoldMul: return OneKeyWith<P, HashKind::kFoldMul>(layout, k);
       case HashKind::kAes:
         // Without AES instructions: the scalar reference's probes, as its software rounds dominate.
         return NativeAesUsable() ? OneKeyWith<P, kAesNative>(layout, k) : reference::OneKey(layout, k, hash);

@@ -289,9 +289,11 @@ class KeySource {
   bool x8_;  // AesU64NativeRunsOf8 for the "aes" kind (kernels/aes-inl.h)
 };
 
-// CalledKeySource: 8-byte keys hashed with "rocksdb", or with "xxh64" in any
-// layout but split256 (whose pipeline inlines Parquet's hash): kinds hashed key
-// by key in scalar code, several dependent multiplies a key. A call of a small
+// CalledKeySource: 8-byte keys hashed with "rocksdb" or "foldmul", or with
+// "xxh64" in any layout but split256 (whose pipeline inlines Parquet's hash):
+// kinds hashed key by key in scalar code, one or more multiplies a key
+// ("foldmul" is a kind for single keys, typed.h and Insert(key); its batches
+// take this shared pipeline rather than a sixth inlined one per probe). A call of a small
 // function per kind and block size (HashStep) hashes up to kCallKeys keys, with
 // their blocks' addresses, a few steps ahead of the probes, so each probe type
 // has one pipeline for both kinds instead of one each: of the five fused
@@ -304,7 +306,7 @@ using HashStepFn = void (*)(const uint64_t* HWY_RESTRICT keys, size_t len, uint6
                             uint64_t* HWY_RESTRICT to, uint64_t* HWY_RESTRICT at, const uint8_t* base,
                             uint64_t num_blocks);
 // to[i] = the hash of keys[i]; with kShift >= 0 also at[i] = its block's
-// address, base + (BlockIndex(to[i], num_blocks) << kShift).
+// address, base + BlockOffset<kShift>(to[i], num_blocks).
 template <HashKind kHash, int kShift>
 HWY_NOINLINE void HashStep(const uint64_t* HWY_RESTRICT keys, size_t len, uint64_t seed_const,
                            uint64_t* HWY_RESTRICT to, uint64_t* HWY_RESTRICT at, const uint8_t* base,
@@ -313,7 +315,7 @@ HWY_NOINLINE void HashStep(const uint64_t* HWY_RESTRICT keys, size_t len, uint64
   for (size_t i = 0; i < len; ++i) {
     const uint64_t h = HashU64With<kHash>(keys[i], seed_const);
     to[i] = h;
-    if constexpr (kShift >= 0) at[i] = base_u64 + (BlockIndex(h, num_blocks) << kShift);
+    if constexpr (kShift >= 0) at[i] = base_u64 + BlockOffset<kShift>(h, num_blocks);
   }
 }
 template <class P>
@@ -325,7 +327,7 @@ class CalledKeySource {
         keys_(keys),
         n_(n),
         seed_const_(KeyHashConstant(hash, seed)),
-        step_(hash == HashKind::kXxh64 ? &HashStep<HashKind::kXxh64, kShift> : &HashStep<HashKind::kRocksdb, kShift>) {}
+        step_(StepFor(hash)) {}
   // Fills [j, j + len) and, while the ring has room, up to kCallKeys beyond
   // it, so that a call hashes several steps (RunRing asks in order, a step at a
   // time; [j - AheadOf<P>() - kStep, j) is in use by then).
@@ -351,6 +353,13 @@ class CalledKeySource {
   }
   static constexpr int kShift = ShiftOf();
   static constexpr size_t kCallKeys = 64;
+  static HashStepFn StepFor(HashKind hash) {
+    switch (hash) {
+      case HashKind::kXxh64: return &HashStep<HashKind::kXxh64, kShift>;
+      case HashKind::kFoldMul: return &HashStep<HashKind::kFoldMul, kShift>;
+      default: return &HashStep<HashKind::kRocksdb, kShift>;
+    }
+  }
   static_assert(kPrefetchDistance + 2 * kStep + kCallKeys <= kRing, "the ring holds what a call fills ahead");
   const uint8_t* bits_;
   uint64_t num_blocks_;
@@ -574,7 +583,8 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
           case HashKind::kXxh64:
             if constexpr (kInlineXxh64) return with(std::integral_constant<HashKind, HashKind::kXxh64>());
             return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
-          case HashKind::kRocksdb: return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
+          case HashKind::kRocksdb:
+          case HashKind::kFoldMul: return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
           case HashKind::kMulx: return with(std::integral_constant<HashKind, HashKind::kMulx>());
           case HashKind::kAes:
             if (NativeAesUsable()) return with(std::integral_constant<HashKind, kAesNative>());

@@ -77,6 +77,14 @@ class BlockProbe {
   }
 };
 
+// Block i of 2^kShift bytes starts i << kShift bytes into the filter, i =
+// BlockIndex(hash): the one place the probes, the single-key paths and the
+// pipeline's hashing (pipeline-inl.h HashStep) take a hash's block from.
+template <int kShift>
+HWY_INLINE uint64_t BlockOffset(uint64_t hash, uint64_t num_blocks) {
+  return BlockIndex(hash, num_blocks) << kShift;
+}
+
 // The filter's blocked layouts: block i is the 2^kShift bytes at
 // bits + (i << kShift), i = BlockIndex(hash). Derived supplies QueryAt(block,
 // hash) and InsertAt(block, hash); Query and Insert find the block first. The
@@ -88,7 +96,7 @@ class FilterBlockProbe : public BlockProbe<Derived> {
   static constexpr int kBlockShift = kShift;
   explicit FilterBlockProbe(const FilterRef& f) : base_(f.bits), num_blocks_(f.num_blocks) {}
 
-  uint8_t* Block(uint64_t h) const { return base_ + (BlockIndex(h, num_blocks_) << kShift); }
+  uint8_t* Block(uint64_t h) const { return base_ + BlockOffset<kShift>(h, num_blocks_); }
   HWY_INLINE bool Query(uint64_t h) const { return static_cast<const Derived*>(this)->QueryAt(Block(h), h); }
   HWY_INLINE void Insert(uint64_t h) const { static_cast<const Derived*>(this)->InsertAt(Block(h), h); }
 
@@ -119,8 +127,8 @@ HWY_INLINE void InsertAlone(const P& p, uint64_t h) {
   p.Insert(h);
 }
 
-// addr[i] = the address of hash h[i]'s block, base + (BlockIndex(h[i],
-// num_blocks) << kShift), for i in [0, n), a vector of hashes at a time (one
+// addr[i] = the address of hash h[i]'s block, base + BlockOffset<kShift>(h[i],
+// num_blocks), for i in [0, n), a vector of hashes at a time (one
 // 32 x 32-bit multiply per lane: BlockIndex multiplies the hash's high half by
 // num_blocks, which fits 32 bits except at kMaxBlocks, done one by one).
 // Addresses, not offsets: the prefetch and the probe then use them as they
@@ -146,7 +154,7 @@ HWY_INLINE void BlockAddresses(const uint64_t* HWY_RESTRICT h, size_t n, uint64_
     }
   }
 #endif
-  for (; i < n; ++i) addr[i] = base_u64 + (BlockIndex(h[i], num_blocks) << kShift);
+  for (; i < n; ++i) addr[i] = base_u64 + BlockOffset<kShift>(h[i], num_blocks);
 }
 // The block at an address BlockAddresses stored.
 HWY_INLINE uint8_t* AtAddress(uint64_t addr) { return reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(addr)); }

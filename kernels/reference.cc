@@ -111,6 +111,7 @@ OneKeyOps OneKeyAt(HashKind hash) {
     case HashKind::kMulx: return OneKeyAtWith<kL, HashKind::kMulx>();
     case HashKind::kRocksdb: return OneKeyAtWith<kL, HashKind::kRocksdb>();
     case HashKind::kAes: return OneKeyAtWith<kL, HashKind::kAes>();
+    case HashKind::kFoldMul: return OneKeyAtWith<kL, HashKind::kFoldMul>();
     case HashKind::kXxh3: break;
   }
   return OneKeyAtWith<kL, HashKind::kXxh3>();

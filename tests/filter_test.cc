@@ -245,6 +245,26 @@ TEST(Hashing, MulxIsTwoFoldedProductsAndXxh3ForOtherLengths) {
   EXPECT_THROW(HashFromName("mulx64"), std::invalid_argument);
 }
 
+// "foldmul" by its definition (blockbloom/hash.h): fold(key ^ seed, m1) * m3
+// mod 2^64, m1 mulx's first multiplier; any other length is XXH3. Expected
+// values computed by hand from that definition (Python: p = x * m1;
+// (((p & (2**64 - 1)) ^ (p >> 64)) * m3) & (2**64 - 1)).
+TEST(Hashing, FoldMulIsOneFoldThenOneMultiplyAndXxh3ForOtherLengths) {
+  EXPECT_EQ(HashU64(1, HashKind::kFoldMul, 0), 0x9C7EAAC866455929ULL);  // m1 * m3: 1 * m1 has no high half
+  EXPECT_EQ(HashU64(0, HashKind::kFoldMul, 1), 0x9C7EAAC866455929ULL);  // the seed is XORed into the key
+  EXPECT_EQ(HashU64(12345, HashKind::kFoldMul, 0), 0x6AB2E2D0AA7E2AE0ULL);
+  EXPECT_EQ(HashU64((uint64_t{1} << 40) + 7, HashKind::kFoldMul, 99), 0xD6195EAFCE6F5F6DULL);
+  for (std::string_view s : {"", "a", "seven!!", "nine byte", "https://example.com/some/path"}) {
+    EXPECT_EQ(HashBytes(s, HashKind::kFoldMul, 5), HashBytes(s, HashKind::kXxh3, 5)) << s;
+  }
+  const uint64_t key = 0x0123456789ABCDEFULL;
+  char le[8];
+  for (int i = 0; i < 8; ++i) le[i] = static_cast<char>(key >> (8 * i));
+  EXPECT_EQ(HashBytes(std::string_view(le, 8), HashKind::kFoldMul, 3), HashU64(key, HashKind::kFoldMul, 3));
+  EXPECT_EQ(ParseHash("foldmul"), HashKind::kFoldMul);
+  EXPECT_EQ(HashName(HashKind::kFoldMul), "foldmul");
+}
+
 // "aes" by its definition (blockbloom/hash.h, kernels/common.h): its round is
 // AES's, checked by encrypting FIPS-197's example (appendix C.1, AES-128) with
 // it; the kind is three such rounds of (key ^ seed, 8 zero bytes) under pi's

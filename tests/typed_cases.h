@@ -23,7 +23,9 @@ namespace {
   X(Register64, 3, Xxh3) X(Register64, 6, Mulx) X(Register64, 8, Xxh64) X(Classic, 1, Xxh3)                 \
   X(Classic, 7, Mulx) X(Classic, 32, Xxh64) X(Split512, 8, Xxh3) X(Split512, 8, Mulx) X(Split512, 8, Xxh64) \
   X(Blocked512, 16, Aes) X(Split256, 8, Aes) X(Sectorized512, 8, Aes) X(Register64, 6, Aes)                 \
-  X(Classic, 7, Aes) X(Split512, 8, Aes) X(Blocked512, 7, Rocksdb)
+  X(Classic, 7, Aes) X(Split512, 8, Aes) X(Blocked512, 7, Rocksdb) X(Blocked512, 7, FoldMul)                \
+  X(Split256, 8, FoldMul) X(Sectorized512, 8, FoldMul) X(Register64, 6, FoldMul) X(Classic, 7, FoldMul)     \
+  X(Split512, 8, FoldMul)
 
 // Inserts keys[0, n) into f (empty, of the type's parameters) through a
 // TypedInserter, the first half by key and the rest by hash, then writes the

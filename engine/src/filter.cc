@@ -28,7 +28,7 @@ namespace {
 void CheckHashKind(HashKind hash) {
   if (static_cast<uint8_t>(hash) > static_cast<uint8_t>(kLastHashKind))
     Invalid("hash = " + std::to_string(static_cast<int>(hash)) +
-            " is unknown: expected xxh3, xxh64, mulx, rocksdb or aes");
+            " is unknown: expected xxh3, xxh64, mulx, rocksdb, aes or foldmul");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@ std::string_view HashName(HashKind kind) {
     case HashKind::kMulx: return "mulx";
     case HashKind::kRocksdb: return "rocksdb";
     case HashKind::kAes: return "aes";
+    case HashKind::kFoldMul: return "foldmul";
     case HashKind::kXxh3: break;
   }
   return "xxh3";
@@ -25,13 +26,14 @@ std::optional<HashKind> ParseHash(std::string_view name) {
   if (name == "mulx") return HashKind::kMulx;
   if (name == "rocksdb") return HashKind::kRocksdb;
   if (name == "aes") return HashKind::kAes;
+  if (name == "foldmul") return HashKind::kFoldMul;
   return std::nullopt;
 }
 
 HashKind HashFromName(std::string_view name, std::string_view param) {
   if (const std::optional<HashKind> h = ParseHash(name)) return *h;
   detail::Invalid(std::string(param) + " = '" + std::string(name) +
-                  "' is unknown: expected xxh3, xxh64, mulx, rocksdb or aes");
+                  "' is unknown: expected xxh3, xxh64, mulx, rocksdb, aes or foldmul");
 }
 
 uint64_t HashBytes(std::string_view key, HashKind kind, uint64_t seed) {

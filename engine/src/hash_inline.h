@@ -36,7 +36,7 @@ inline uint64_t HashBytesInline(const void* data, size_t len, HashKind kind, uin
   if (kind == HashKind::kXxh64) return XXH64(data, len, seed);
   // The preview's default secret is released XXH3's (the same 192 bytes).
   if (kind == HashKind::kRocksdb) return kernels::Rotl64(xxph3::Hash64(data, len, seed, XXH3_kSecret), 32);
-  if ((kind == HashKind::kMulx || kind == HashKind::kAes) && len == 8) {
+  if ((kind == HashKind::kMulx || kind == HashKind::kAes || kind == HashKind::kFoldMul) && len == 8) {
     uint64_t key;
     std::memcpy(&key, data, 8);
     return HashU64Inline(kernels::LoadLE64Value(key), kind, seed);

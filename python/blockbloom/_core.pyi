@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 LayoutName = Literal["blocked512", "split256", "sectorized512", "register64", "classic", "split512"]
-HashName = Literal["xxh3", "xxh64", "mulx", "rocksdb", "aes"]
+HashName = Literal["xxh3", "xxh64", "mulx", "rocksdb", "aes", "foldmul"]
 Key = Union[int, str, bytes, np.integer[Any]]
 Keys = Union[npt.NDArray[Any], Sequence[int], Sequence[str], Sequence[bytes]]
 PathLike = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]

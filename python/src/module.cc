@@ -895,7 +895,7 @@ void DefineInfo(Cls& cls, Get get, Lock lock) {
   cls.def_property_readonly("layout", [get](const typename Cls::type& s) { return std::string(blockbloom::LayoutName(get(s).layout())); },
                             "The layout's name, one of blockbloom.layouts().")
       .def_property_readonly("hash", [get](const typename Cls::type& s) { return std::string(blockbloom::HashName(get(s).hash_kind())); },
-                             "The key hash: 'xxh3', 'xxh64', 'mulx', 'rocksdb' or 'aes'.")
+                             "The key hash: 'xxh3', 'xxh64', 'mulx', 'rocksdb', 'aes' or 'foldmul'.")
       .def_property_readonly("seed", [get](const typename Cls::type& s) { return get(s).seed(); }, "The hash seed.")
       .def_property_readonly("k", [get](const typename Cls::type& s) { return get(s).k(); }, "Bits set per key.")
       .def_property_readonly("num_blocks", [get](const typename Cls::type& s) { return get(s).num_blocks(); },

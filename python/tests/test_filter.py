@@ -215,7 +215,7 @@ def test_targets_api():
 def test_hash_key_matches_u64_and_bytes():
     assert blockbloom.hash_key(5) == blockbloom.hash_key((5).to_bytes(8, "little"))
     assert blockbloom.hash_key("x", seed=1) != blockbloom.hash_key("x", seed=2)
-    for h in ("xxh3", "xxh64", "mulx", "rocksdb", "aes"):
+    for h in ("xxh3", "xxh64", "mulx", "rocksdb", "aes", "foldmul"):
         assert blockbloom.hash_key(12345, hash=h) == blockbloom.hash_key((12345).to_bytes(8, "little"), hash=h)
     # mulx = fold(fold(key ^ seed, m1), m2), fold(x, m) = the halves of x * m XORed (blockbloom/hash.h)
     fold = lambda x, m: ((x * m) & (2**64 - 1)) ^ ((x * m) >> 64)
@@ -225,12 +225,18 @@ def test_hash_key_matches_u64_and_bytes():
     assert blockbloom.hash_key(0, hash="aes") == 0x4B428352BD093C85
     assert blockbloom.hash_key(12345, hash="aes", seed=7) == 0xF1414ABA65A43773
     assert blockbloom.hash_key("a url", hash="aes", seed=4) == blockbloom.hash_key("a url", hash="xxh3", seed=4)
+    # foldmul = fold(key ^ seed, m1) * m3 mod 2^64 (blockbloom/hash.h)
+    m3 = 0xF1357AEA2E62A9C5
+    expected = (fold(12345 ^ 9, 0x9E3779B97F4A7C15) * m3) & (2**64 - 1)
+    assert blockbloom.hash_key(12345, hash="foldmul", seed=9) == expected
+    assert blockbloom.hash_key("a url", hash="foldmul", seed=4) == blockbloom.hash_key("a url", hash="xxh3", seed=4)
 
 
-@pytest.mark.parametrize("hash_kind", ["mulx", "aes"])
+@pytest.mark.parametrize("hash_kind", ["mulx", "aes", "foldmul"])
 def test_integer_hash_filter_finds_its_keys_and_round_trips(target, tmp_path, hash_kind):
     f = Filter.for_keys(10_000, 0.01, layout="split256", hash=hash_kind, seed=7)
-    keys = np.arange(10_000, dtype=np.uint64)  # sequential: what mulx's second fold and aes's third round are for
+    # sequential: what mulx's second fold, aes's third round and foldmul's multiply are for
+    keys = np.arange(10_000, dtype=np.uint64)
     f.insert(keys)
     assert f.may_contain(keys).all()
     assert f.may_contain(np.arange(10_000, 110_000, dtype=np.uint64)).mean() < 0.02

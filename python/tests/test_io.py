@@ -81,7 +81,7 @@ def corrupt(data: bytes, offset: int, value: int) -> bytes:
 
 @pytest.mark.parametrize(
     "offset, value, problem",
-    [(0, ord("X"), "magic"), (8, 7, "version 7"), (12, 9, "layout"), (13, 5, "hash"), (16, 0, "k")],
+    [(0, ord("X"), "magic"), (8, 7, "version 7"), (12, 9, "layout"), (13, 9, "hash"), (16, 0, "k")],
 )
 def test_a_corrupted_file_raises_format_error_with_the_offset(tmp_path, offset, value, problem):
     f = filled()

@@ -283,7 +283,7 @@ TEST(FprNegativeControl, MultiplicativeHashOnSequentialKeysFails) {
   ExpectFailsOnSequentialKeys(kAllLayouts, MultiplicativeHash);
 }
 
-// ---- The fast integer hashes (HashKind::kMulx, kAes) meet the model too -------------
+// ---- The fast integer hashes (HashKind::kMulx, kAes, kFoldMul) meet the model too ---
 
 template <HashKind kKind>
 uint64_t KindHash(std::string_view key) {
@@ -291,12 +291,14 @@ uint64_t KindHash(std::string_view key) {
 }
 
 // Every grid point of every layout, sequential and random uint64 keys (URL
-// keys hash with XXH3 under mulx and aes): the measured rate is inside the
-// model's interval. One fold is not enough (the control below): why mulx
-// folds twice; nor are two AES rounds (the strided control): why aes takes three.
+// keys hash with XXH3 under mulx, aes and foldmul): the measured rate is
+// inside the model's interval. One fold is not enough (the control below): why
+// mulx folds twice and foldmul multiplies the fold once more; nor are two AES
+// rounds (the strided control): why aes takes three.
 TEST(FprHashes, FastIntegerHashesMatchModelOnEveryGridPoint) {
   for (auto [name, hash] :
-       {std::pair{"mulx", &KindHash<HashKind::kMulx>}, std::pair{"aes", &KindHash<HashKind::kAes>}}) {
+       {std::pair{"mulx", &KindHash<HashKind::kMulx>}, std::pair{"aes", &KindHash<HashKind::kAes>},
+        std::pair{"foldmul", &KindHash<HashKind::kFoldMul>}}) {
     for (Layout l : kAllLayouts) {
       for (Point p : Grid(l)) {
         if (p.stream == KeyStream::kUrls) continue;
@@ -378,6 +380,7 @@ void ExpectMatchesModelOnStridedKeys() {
 }
 TEST(FprHashes, MulxMatchesModelOnStridedKeys) { ExpectMatchesModelOnStridedKeys<HashKind::kMulx>(); }
 TEST(FprHashes, AesMatchesModelOnStridedKeys) { ExpectMatchesModelOnStridedKeys<HashKind::kAes>(); }
+TEST(FprHashes, FoldMulMatchesModelOnStridedKeys) { ExpectMatchesModelOnStridedKeys<HashKind::kFoldMul>(); }
 
 // Two AES rounds leave the model on keys x << 20 (measured 19% against 1.27%
 // for split256 k = 8 at 10 bits/key): AES's columns mix only four bytes a

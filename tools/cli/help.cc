@@ -83,10 +83,10 @@ constexpr Help kHelp[] = {
      "  --bits-per-key B size as B bits per key of --n (one sizing mode is required)\n"
      "  --bytes N        size as N bytes, rounded up to whole blocks (one sizing mode is required)\n"
      "  --k K            hash functions, within the layout's range (default: the model's best k)\n"
-     "  --hash H         xxh3, xxh64, mulx, rocksdb or aes (default: xxh3; split256 with xxh64 seed 0 is\n"
-     "                   Parquet's; blocked512 with rocksdb seed 0 is RocksDB's full filter;\n"
-     "                   mulx, aes: cheaper single-key hashes (aes the cheapest where the CPU has AES\n"
-     "                   instructions), for integer keys no adversary picks)\n"
+     "  --hash H         xxh3, xxh64, mulx, rocksdb, aes or foldmul (default: xxh3; split256 with xxh64\n"
+     "                   seed 0 is Parquet's; blocked512 with rocksdb seed 0 is RocksDB's full filter;\n"
+     "                   mulx, aes, foldmul: cheaper single-key hashes (foldmul the cheapest), for\n"
+     "                   integer keys no adversary picks)\n"
      "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
     {"query",
      "usage: blockbloom query FILTER [options]\n"
@@ -160,7 +160,7 @@ constexpr Help kHelp[] = {
      "  --columns W      count-min: exactly W counters per row, instead of --eps (default: none)\n"
      "  --depth D        count-min with --columns: rows, 1..32 (default: 4)\n"
      "  --conservative   count-min: conservative update, raise only the minimum counters (default: off)\n"
-     "  --hash H         xxh3, xxh64, mulx, rocksdb or aes (default: xxh3)\n"
+     "  --hash H         xxh3, xxh64, mulx, rocksdb, aes or foldmul (default: xxh3)\n"
      "  --seed S         hash seed, 0..2^64-1 (default: 0)\n" BB_KEYS BB_OUT},
     {"garden-query",
      "usage: blockbloom garden-query FILE [options]\n"

@@ -12,7 +12,7 @@
 //        0    8  magic "BBLOOMF1" (kFormatMagic)
 //        8    4  format version (kFormatVersion = 1)
 //       12    1  layout (blockbloom::Layout value: 0 blocked512 .. 4 classic)
-//       13    1  hash (blockbloom::HashKind value: 0 xxh3, 1 xxh64, 2 mulx, 3 rocksdb)
+//       13    1  hash (blockbloom::HashKind value: 0 xxh3, 1 xxh64, 2 mulx, 3 rocksdb, 4 aes, 5 foldmul)
 //       14    2  reserved, 0
 //       16    4  k, bits per key
 //       20    4  reserved, 0
