@@ -39,6 +39,10 @@ class Peer {
   virtual void Insert(const std::string_view* keys, size_t n, Loop loop) = 0;
   virtual uint64_t Query(const std::string_view* keys, size_t n, Loop loop) const = 0;
   virtual uint64_t Bytes() const = 0;  // Boost's capacity() / 8
+  // Reads every byte of the filter's array (Boost's array()), returning their
+  // sum: an untimed warm-up, so that a timed form finds the filter where a
+  // filter of its size lives between uses (peer_ab.cc).
+  virtual uint64_t Touch() const = 0;
 };
 
 // Whether Boost.Bloom was found at configure time (else Make returns null).

@@ -36,6 +36,11 @@ class PeerOf final : public Peer {
   void Insert(const std::string_view* keys, size_t n, Loop loop) override { InsertT(keys, n, loop); }
   uint64_t Query(const std::string_view* keys, size_t n, Loop loop) const override { return QueryT(keys, n, loop); }
   uint64_t Bytes() const override { return f_.capacity() / 8; }
+  uint64_t Touch() const override {
+    uint64_t sum = 0;
+    for (const unsigned char b : f_.array()) sum += b;
+    return sum;
+  }
 
  private:
   template <class K>
