@@ -56,10 +56,11 @@ enum class HashKind : uint8_t {
   // fold into the high half that picks the block, and with it the kind meets
   // the model on every grid point and strided pattern the fast hashes are
   // held to (tests/verify/fpr_test.cc). The shortest chain of the kinds, with
-  // no AES instructions needed: on an Emerald Rapids Xeon, 1M keys, typed.h
-  // split256 queries took ~0.8x the time of "aes" ones (docs/typed.md). Keys
-  // of any other length hash with XXH3 (seeded), exactly as "xxh3". Like
-  // "mulx" and "aes", for keys no adversary picks.
+  // no AES instructions needed: the kind for single keys (typed.h, Insert(key),
+  // MayContain(key); docs/typed.md has the figures). Its batches hash key by
+  // key, where "aes" and "xxh3" hash several keys per vector: for batches
+  // prefer those. Keys of any other length hash with XXH3 (seeded), exactly as
+  // "xxh3". Like "mulx" and "aes", for keys no adversary picks.
   kFoldMul = 5,
 };
 // The largest HashKind value: files with a larger hash byte are refused.
