@@ -196,10 +196,10 @@ inline uint64_t MulxU64(uint64_t key, uint64_t seed) {
   return MulxFoldBy<kMulxMultiplier2>(MulxFoldBy<kMulxMultiplier>(key ^ seed));
 }
 // "foldmul" (HashKind::kFoldMul, blockbloom/hash.h says when to choose it):
-// mulx's first fold, then a 64-bit multiply by an odd constant (one of
-// Steele and Vigna's spectrally good LCG multipliers, "Computationally easy,
-// spectrally good multipliers for congruential pseudorandom number
-// generators", 2022). On sequential keys the fold's low half is a Weyl
+// mulx's first fold, then a 64-bit multiply by an odd constant (a multiplier
+// of Steele and Vigna's "Computationally easy, spectrally good multipliers for
+// congruential pseudorandom number generators", arXiv:2001.05304, the one
+// Boost.Bloom's position generator also uses). On sequential keys the fold's low half is a Weyl
 // sequence and its high half nearly constant, so the fold's top bits spread
 // keys over blocks more evenly than chance; the multiply makes every top bit
 // depend on all 64 bits of the fold. A fold then a multiply, not two folds:
