@@ -3,10 +3,10 @@
 // the caller, with the layout, k and hash fixed at compile time (as a
 // header-only library's filter type fixes them).
 //
-//   blockbloom::Filter f = blockbloom::Filter::WithBits(Layout::kSplit256, 10 << 20, 8, HashKind::kMulx);
-//   blockbloom::TypedInserter<Layout::kSplit256, 8, HashKind::kMulx> ins(f);
+//   blockbloom::Filter f = blockbloom::Filter::WithBits(Layout::kSplit256, 10 << 20, 8, HashKind::kFoldMul);
+//   blockbloom::TypedInserter<Layout::kSplit256, 8, HashKind::kFoldMul> ins(f);
 //   for (uint64_t key : keys) ins.Insert(key);
-//   blockbloom::TypedView<Layout::kSplit256, 8, HashKind::kMulx> q(f);  // or of a MappedFilter
+//   blockbloom::TypedView<Layout::kSplit256, 8, HashKind::kFoldMul> q(f);  // or of a MappedFilter
 //   for (uint64_t key : probes) hits += q.MayContain(key);
 //
 // Keys: uint64_t (hashed inline), strings (hashed by one call to
