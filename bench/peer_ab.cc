@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Boost.Bloom pairs of issue 20 timed side by side on a noisy machine: one
 // layout against its Boost partner, uint64 keys, 10 bits/key, blockbloom
-// hashing with "aes" (or HASH). Each round draws fresh keys and runs every form over them
-// in a shuffled order, so that a change of the host's load or clock hits the
+// hashing with "aes" (or HASH). Each round draws fresh keys and runs every form
+// over them in a shuffled order, so that a change of the host's load or clock hits the
 // forms alike; it prints each form's median ns per key and, for each goal, the
 // median over the rounds of that round's ratio, Boost's time / ours (above 1:
 // blockbloom faster). The Google Benchmark rows (--bb_preset=boost) time each
@@ -153,9 +153,9 @@ int main(int argc, char** argv) {
               "Boost %s, %.2f MiB), %s, %ld rounds of %zu keys\n",
               CpuName().c_str(), std::string(blockbloom::ActiveTarget()).c_str(),
               typed_rows::Simd() ? "inlined" : "the dispatched call", argv[2], static_cast<unsigned long long>(n),
-              static_cast<double>(ours.byte_size()) / (1 << 20), bp::PairName(pair), static_cast<double>(boost->Bytes()) / (1 << 20),
-              std::string(blockbloom::HashName(*hash)).c_str(),
-              rounds, chunk);
+              static_cast<double>(ours.byte_size()) / (1 << 20), bp::PairName(pair),
+              static_cast<double>(boost->Bytes()) / (1 << 20), std::string(blockbloom::HashName(*hash)).c_str(), rounds,
+              chunk);
   std::mt19937_64 rng(42);
   std::vector<uint8_t> out(chunk);
   uint64_t hits = 0, touched = 0;
