@@ -232,8 +232,8 @@ concept HasProbeStep = requires(const P& p, const uint64_t* a, uint8_t* o) {
 // array made g++ reload the source's other members (keys, seed, filter) on
 // every step, and the key batches ran 5% slower (Zen 5).
 //
-// KeySource: 8-byte keys, hashed here (except "rocksdb" keys and "xxh64" keys
-// outside split256: CalledKeySource below). XXH3 hashes a step's keys in vectors;
+// KeySource: 8-byte keys, hashed here (except "rocksdb" and "foldmul" keys and
+// "xxh64" keys outside split256: CalledKeySource below). XXH3 hashes a step's keys in vectors;
 // the other kinds key by key in registers (kernels/common.h HashU64With;
 // "mulx" has no vector form on these targets: no 64x64 -> 128-bit multiply in
 // lanes). Measured against hashing them in 512-key chunks before the probes
@@ -296,7 +296,7 @@ class KeySource {
 // take this shared pipeline rather than a sixth inlined one per probe). A call of a small
 // function per kind and block size (HashStep) hashes up to kCallKeys keys, with
 // their blocks' addresses, a few steps ahead of the probes, so each probe type
-// has one pipeline for both kinds instead of one each: of the five fused
+// has one pipeline for these kinds instead of one each: of the five fused
 // pipelines per probe, mode and target these were two, and the two all-target
 // kernel files compiled in 134 and 137 s instead of 157 and 175 (g++ 12 -O3,
 // two at once, Emerald Rapids guest). The hashing still runs beside the earlier
@@ -357,8 +357,9 @@ class CalledKeySource {
     switch (hash) {
       case HashKind::kXxh64: return &HashStep<HashKind::kXxh64, kShift>;
       case HashKind::kFoldMul: return &HashStep<HashKind::kFoldMul, kShift>;
-      default: return &HashStep<HashKind::kRocksdb, kShift>;
+      default: break;  // "rocksdb", the one other kind RunBatch sends here
     }
+    return &HashStep<HashKind::kRocksdb, kShift>;
   }
   static_assert(kPrefetchDistance + 2 * kStep + kCallKeys <= kRing, "the ring holds what a call fills ahead");
   const uint8_t* bits_;
@@ -522,7 +523,7 @@ HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, ui
   return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, to_l1, out);
 }
 
-// Over 8-byte keys hashed with "xxh64" or "rocksdb" (CalledKeySource).
+// Over 8-byte keys hashed with "xxh64", "rocksdb" or "foldmul" (CalledKeySource).
 template <bool kInsert, class P>
 HWY_INLINE size_t RunCalledKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash,
                                 bool prefetch, bool to_l1, uint8_t* out) {
