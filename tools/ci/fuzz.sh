@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The fuzz stage of tools/test.sh: builds the five libFuzzer targets of
+# The fuzz stage of tools/test.sh: builds the six libFuzzer targets of
 # tests/fuzz/ with clang, libFuzzer, ASan and UBSan (library included, every
 # SIMD target compiled in, as the shipped library is) and fuzzes each for a
-# share of BLOCKBLOOM_FUZZ_SECONDS (default 60 in all) from its committed seed
-# corpus:
+# share of BLOCKBLOOM_FUZZ_SECONDS (default 60 in all, one fuzzer per core at a
+# time) from its committed seed corpus:
 #   load_fuzzer  the filter loader and the Parquet header parser (buffers)
 #   view_fuzzer  the file paths: mmap view, pread loader and buffer must agree,
 #                on every SIMD target this CPU runs
@@ -34,12 +34,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-for t in "${targets[@]}"; do
-  seeds=tests/fuzz/corpus
+# One fuzzer per core at a time (tools/ci/lanes.sh), each for its share.
+lane_job() {
+  local t=$1 seeds=tests/fuzz/corpus
   mkdir -p "$work/$t"
   case $t in
     keys_fuzzer) cp tests/fuzz/corpus-keys/* "$work/$t"/; seeds=tests/fuzz/corpus-keys ;;
-    garden_load_fuzzer) cp tests/golden/garden_*.bbg "$work/$t"/; seeds=tests/golden/garden_*.bbg ;;
+    garden_load_fuzzer) cp tests/golden/garden_*.bbg "$work/$t"/; seeds='tests/golden/garden_*.bbg' ;;
     garden_sizing_fuzzer) seeds="no seeds" ;;
     rocksdb_fuzzer) cp tests/golden/rocksdb_100keys.sst "$work/$t"/; seeds=tests/golden/rocksdb_100keys.sst ;;
     *) cp "$seeds"/* "$work/$t"/ ;;
@@ -49,4 +50,9 @@ for t in "${targets[@]}"; do
   # multi-block payloads and many keys without slowing the run.
   "$build/tests/fuzz/$t" -max_total_time="$share" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$build/$t-" -print_final_stats=1 "$work/$t"
-done
+}
+export -f lane_job
+export build work share
+# shellcheck source=tools/ci/lanes.sh
+source tools/ci/lanes.sh
+run_lanes "$work/logs" "${targets[@]}"

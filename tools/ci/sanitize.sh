@@ -6,13 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BLOCKBLOOM_ASAN_BUILD_DIR:-build/asan}  # shared with the fuzz stage (tools/ci/asan-build.sh)
-tests=(kernels_test layout_test filter_test buffer_test format_test parquet_test rocksdb_format_test fold_test garden_test
-       garden_format_test garden_blocked_counting_test garden_counting_kernels_test model_test
-       stats_test)
+# The longest first (kernels_test: every target), so the two lanes end together.
+tests=(kernels_test model_test garden_counting_kernels_test garden_test garden_format_test filter_test layout_test
+       buffer_test format_test parquet_test rocksdb_format_test fold_test garden_blocked_counting_test stats_test)
 BLOCKBLOOM_ASAN_BUILD_DIR=$build tools/ci/asan-build.sh "${tests[@]}" blockbloom_cli
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for t in "${tests[@]}"; do
-  echo "-- sanitize: $t"
-  "$build/tests/$t" --gtest_brief=1
-done
+# One test binary per core at a time (tools/ci/lanes.sh), each log printed whole.
+# shellcheck source=tools/ci/lanes.sh
+source tools/ci/lanes.sh
+export build
+lane_job() { "$build/tests/$1" --gtest_brief=1; }
+export -f lane_job
+run_lanes "$build/sanitize-logs" "${tests[@]}"
 echo "sanitize: all passed"
