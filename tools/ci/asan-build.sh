@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The one clang build with AddressSanitizer + UndefinedBehaviorSanitizer that the
-# sanitizer stage (tools/ci/sanitize.sh: the tests) and the fuzz stage
-# (tools/ci/fuzz.sh: the libFuzzer targets) share, so CI compiles the sanitized
-# library, every SIMD target of kernels.cc included, once instead of twice.
+# sanitizer stage (tools/ci/sanitize.sh: everything, CI's clang build, and the
+# tests) and the fuzz stage (tools/ci/fuzz.sh: the libFuzzer targets) share, so
+# CI compiles the library with clang, every SIMD target of kernels.cc included,
+# once.
 # The whole build carries -fsanitize=fuzzer-no-link (coverage hooks for libFuzzer;
 # in a plain test binary the sanitizer runtime's no-op hooks answer them), and only
 # the fuzz targets link libFuzzer's main (tests/fuzz/CMakeLists.txt).
