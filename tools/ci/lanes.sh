@@ -3,9 +3,11 @@
 # Sourced by the stages that run many independent programs (tools/ci/sanitize.sh,
 # tools/ci/fuzz.sh): `run_lanes LOGDIR NAME...` runs `lane_job NAME` (a function
 # the caller defines and exports, with the variables it reads) for each NAME,
-# one per core at a time (CI has two: run one after the other, the second core
-# idled), each into LOGDIR/NAME.log; then prints the logs in the order given,
-# each under "-- NAME", and returns 1 if any job failed (its exit status named).
+# as many at a time as there are cores (run one after the other, they left
+# CI's second core idle), each into LOGDIR/NAME.log; then prints the logs in
+# the order given, each under "-- NAME", and returns 1 if any job failed (its
+# exit status named). tools/ci/compile-matrix.sh runs its compiles the same way
+# but keeps only the logs of failures (111 compiles, nearly all of them silent).
 run_lanes() {
   local logs=$1 name failed=0
   shift
