@@ -6,7 +6,7 @@
 # emulated CPUs, so that every ARM target Highway compiles (NEON, SVE, SVE2 and
 # the fixed-width SVE_256 / SVE2_128) is checked against the scalar reference.
 #
-#   tools/ci/arm-tests.sh   # build/arm64; about 6 min from clean on 2 cores (docs/arm.md)
+#   tools/ci/arm-tests.sh   # build/arm64; 6-8 min from clean on 2 cores (docs/arm.md)
 #
 # kernels_test skips the targets a CPU cannot run, so a green run proves
 # nothing by itself: for every CPU below the script also checks which targets
@@ -15,7 +15,7 @@
 #
 # Environment: BLOCKBLOOM_ARM_BUILD_DIR (default build/arm64),
 # BLOCKBLOOM_ARM_TIMEOUT (seconds per emulated run, default 600: kernels_test
-# under an emulated SVE CPU takes 70-120 s on a 2-core machine, two at a time,
+# under an emulated SVE CPU takes 33-57 s on a 2-core machine, two at a time,
 # so only a hang reaches it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
