@@ -328,9 +328,11 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
     for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
       // The prefetching payload (1-10 MiB, by this CPU's caches) is zeroed once per layout and
       // kind and the cases pile up in it, each with keys of its own (16k in all: it stays
-      // sparse, so a key skipped or misplaced still changes its bytes): a case costs its
-      // probes and one comparison, not zeroing megabytes (most of this test's time under
-      // qemu, CI's ARM stage). The small one starts empty each case: it would fill up.
+      // sparse, so a key skipped or misplaced still changes its bytes), its bytes compared
+      // once, after the last case: a case costs its probes, not zeroing and comparing
+      // megabytes (under qemu, CI's ARM stage, a comparison of that size takes milliseconds:
+      // they were most of this test's time). The small one starts empty each case: it would
+      // fill up.
       const bool small = num_blocks == 97;
       Payload far_ref(l, small ? 0 : num_blocks, k), far_got(l, small ? 0 : num_blocks, k);
       size_t next_key = 1;  // from the second key on: the batch need not start aligned
