@@ -59,6 +59,54 @@ std::vector<uint32_t> Ks(Layout l) {
   return ks;
 }
 
+// The payloads of a sweep over kSizes at one filter size (the ring tests below), a case
+// per batch. A small filter (97 blocks) is zeroed for each case, as it would fill up, and its
+// bytes are compared after it. A prefetching one (1-10 MiB, by this CPU's caches) is zeroed
+// once and the cases pile up in it, each inserting inputs of its own (16k in all: it stays
+// sparse, so an input skipped or misplaced still changes its bytes): a case checks that the
+// reference finds each of its hashes in the kernel's bytes (a skipped or misplaced one fails
+// there) and Finish() compares the bytes once (stray bits). Comparing megabytes after each
+// case was most of these tests' time under qemu (CI's ARM stage: milliseconds a comparison,
+// FusedKeysEqualHashThenProbe 13 s a target against 2 s now).
+class SweepPayloads {
+ public:
+  SweepPayloads(Layout l, uint64_t num_blocks, uint32_t k)
+      : piled_(num_blocks != 97), ref_(l, num_blocks, k), got_(l, num_blocks, k) {}
+  // Starts a case of n inputs; returns the index of its first one: the second input for a
+  // small filter (a batch need not start aligned), the one after the last case's if piled.
+  size_t Begin(size_t n) {
+    if (!piled_) {
+      std::memset(ref_.bits, 0, ref_.Bytes());
+      std::memset(got_.bits, 0, got_.Bytes());
+      return 1;
+    }
+    const size_t first = next_;
+    next_ += n;
+    return first;
+  }
+  Payload& ref() { return ref_; }
+  Payload& got() { return got_; }
+  // After a case's inserts of in[0, n), whose hashes hash(in[i]) the reference inserted.
+  template <class Hash>
+  ::testing::AssertionResult CaseMatches(const uint64_t* in, size_t n, Hash hash) {
+    if (!piled_) return Finish();
+    for (size_t i = 0; i < n; ++i) {
+      if (!kernels::reference::QueryHash(got_.Ref(), hash(in[i])))
+        return ::testing::AssertionFailure() << "input " << i << " of the batch is not where the reference looks";
+    }
+    return ::testing::AssertionSuccess();
+  }
+  ::testing::AssertionResult Finish() {
+    if (std::memcmp(ref_.bits, got_.bits, ref_.Bytes()) == 0) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "bytes differ from the reference's";
+  }
+
+ private:
+  bool piled_;
+  Payload ref_, got_;
+  size_t next_ = 1;  // piled: the inputs of the cases so far are [1, next_)
+};
+
 class Kernels : public ::testing::TestWithParam<const Ops*> {
  protected:
   void SetUp() override {
@@ -326,16 +374,7 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
-      // The prefetching payload (1-10 MiB, by this CPU's caches) is zeroed once per layout and
-      // kind and the cases pile up in it, each with keys of its own (16k in all: it stays
-      // sparse, so a key skipped or misplaced still changes its bytes), its bytes compared
-      // once, after the last case: a case costs its probes, not zeroing and comparing
-      // megabytes (under qemu, CI's ARM stage, a comparison of that size takes milliseconds:
-      // they were most of this test's time). The small one starts empty each case: it would
-      // fill up.
-      const bool small = num_blocks == 97;
-      Payload far_ref(l, small ? 0 : num_blocks, k), far_got(l, small ? 0 : num_blocks, k);
-      size_t next_key = 1;  // from the second key on: the batch need not start aligned
+      SweepPayloads sweep(l, num_blocks, k);
       for (size_t n : kSizes) {
         for (uint64_t seed : {uint64_t{0}, uint64_t{99}}) {
           // The reference hash, in plain C++ (kernels/common.h; blockbloom::HashU64 may call
@@ -343,27 +382,15 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
           auto hash = [&](uint64_t key) {
             return kernels::HashU64WithConstant(key, kind, kernels::KeyHashConstant(kind, seed));
           };
-          Payload fresh_ref(l, small ? num_blocks : 0, k), fresh_got(l, small ? num_blocks : 0, k);
-          Payload& ref = small ? fresh_ref : far_ref;
-          Payload& got = small ? fresh_got : far_got;
+          const uint64_t* inserted = keys.data() + sweep.Begin(n);
+          Payload& ref = sweep.ref();
+          Payload& got = sweep.got();
           // (Guards kSizes against growing into the probes: the inserted keys end before kProbes.)
-          ASSERT_LE((small ? 1 : next_key) + n, kProbes);
-          const uint64_t* inserted = keys.data() + (small ? 1 : next_key);
-          if (!small) next_key += n;
+          ASSERT_LE(inserted + n, keys.data() + kProbes);
           for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), hash(inserted[i]));
           ops().insert_keys(got.Ref(), inserted, n, seed, kind);
-          if (small) {
-            ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes()))
-                << "hash " << blockbloom::HashName(kind) << " layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
-          } else {
-            // Megabytes compared once, after the last case (below); each case checks that
-            // every key it inserted is where the reference looks for it (a key skipped or
-            // sent to another block fails here, its n named; stray bits fail below).
-            for (size_t i = 0; i < n; ++i)
-              ASSERT_TRUE(kernels::reference::QueryHash(got.Ref(), hash(inserted[i])))
-                  << "hash " << blockbloom::HashName(kind) << " layout " << int(l) << " blocks=" << num_blocks
-                  << " n=" << n << " i=" << i;
-          }
+          ASSERT_TRUE(sweep.CaseMatches(inserted, n, hash))
+              << "hash " << blockbloom::HashName(kind) << " layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
           std::vector<uint8_t> out(n + 1, 9);
           const size_t hits = ops().query_keys(got.Ref(), keys.data() + kProbes, n, seed, kind, out.data());
           size_t expect = 0;
@@ -377,8 +404,8 @@ TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
           EXPECT_EQ(out[n], 9);
         }
       }
-      ASSERT_EQ(0, std::memcmp(far_ref.bits, far_got.bits, far_ref.Bytes()))
-          << "hash " << blockbloom::HashName(kind) << " layout " << int(l) << " blocks=" << num_blocks;
+      ASSERT_TRUE(sweep.Finish()) << "hash " << blockbloom::HashName(kind) << " layout " << int(l)
+                                  << " blocks=" << num_blocks;
     }
   }
   }
@@ -394,29 +421,17 @@ TEST_P(Kernels, HashBatchesMatchReferenceAtRingBoundaries) {
   for (Layout l : kAllLayouts) {
     const uint32_t k = Ks(l)[Ks(l).size() / 2];
     for (uint64_t num_blocks : {uint64_t{97}, PrefetchingBlocks(l)}) {
-      // As in FusedKeysEqualHashThenProbe: the prefetching payload is zeroed once and the
-      // cases pile up in it, each with hashes of its own, its bytes compared after the last.
-      const bool small = num_blocks == 97;
-      Payload far_ref(l, small ? 0 : num_blocks, k), far_got(l, small ? 0 : num_blocks, k);
-      size_t next = 1;  // from the second hash on: the batch need not start aligned
+      SweepPayloads sweep(l, num_blocks, k);
       for (size_t n : kSizes) {
         const size_t nnext = 300;
-        Payload fresh_ref(l, small ? num_blocks : 0, k), fresh_got(l, small ? num_blocks : 0, k);
-        Payload& ref = small ? fresh_ref : far_ref;
-        Payload& got = small ? fresh_got : far_got;
-        const uint64_t* inserted = hashes.data() + (small ? 1 : next);
-        if (!small) next += n;
+        const uint64_t* inserted = hashes.data() + sweep.Begin(n);
+        Payload& ref = sweep.ref();
+        Payload& got = sweep.got();
         ASSERT_LE(inserted + n + nnext, probes);  // kSizes stays clear of the probes
         for (size_t i = 0; i < n; ++i) kernels::reference::InsertHash(ref.Ref(), inserted[i]);
         ops().insert_hashes_ahead(got.Ref(), inserted, n, inserted + n, nnext);
-        if (small) {
-          ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes()))
-              << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
-        } else {
-          for (size_t i = 0; i < n; ++i)
-            ASSERT_TRUE(kernels::reference::QueryHash(got.Ref(), inserted[i]))
-                << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n << " i=" << i;
-        }
+        ASSERT_TRUE(sweep.CaseMatches(inserted, n, [](uint64_t h) { return h; }))
+            << "layout " << int(l) << " blocks=" << num_blocks << " n=" << n;
         std::vector<uint8_t> out(n + 1, 9);
         const size_t hits = ops().query_hashes_ahead(got.Ref(), probes, n, probes + n, nnext, out.data());
         size_t expect = 0;
@@ -428,8 +443,7 @@ TEST_P(Kernels, HashBatchesMatchReferenceAtRingBoundaries) {
         EXPECT_EQ(hits, expect);
         EXPECT_EQ(out[n], 9);
       }
-      ASSERT_EQ(0, std::memcmp(far_ref.bits, far_got.bits, far_ref.Bytes()))
-          << "layout " << int(l) << " blocks=" << num_blocks;
+      ASSERT_TRUE(sweep.Finish()) << "layout " << int(l) << " blocks=" << num_blocks;
     }
   }
 }

@@ -15,7 +15,7 @@
 #
 # Environment: BLOCKBLOOM_ARM_BUILD_DIR (default build/arm64),
 # BLOCKBLOOM_ARM_TIMEOUT (seconds per emulated run, default 600: kernels_test
-# under an emulated SVE CPU takes 33-57 s on a 2-core machine, two at a time,
+# under an emulated SVE CPU takes 22-57 s on a 2-core machine, two at a time,
 # so only a hang reaches it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
