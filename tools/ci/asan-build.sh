@@ -29,25 +29,22 @@ flags="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-reco
 kernel_options="-fno-sanitize=pointer-overflow;-gline-tables-only"  # a CMake list
 # The tests here run the x86 targets this CPU supports (and EMU128), so this
 # build compiles those: the x86 targets the CPU lacks go to Highway's
-# HWY_DISABLED_TARGETS (a sum of distinct bits), as in tools/ci/tsan.sh. On an
-# AVX2-only CPU that leaves out avx3 and avx3_dl, whose code the sanitizers
+# HWY_DISABLED_TARGETS (tools/ci/hwy-targets.sh), as in tools/ci/tsan.sh. On
+# an AVX2-only CPU that leaves out avx3 and avx3_dl, whose code the sanitizers
 # would compile and never run. clang's warnings on their code are still
 # errors in the compile matrix (tools/ci/compile-matrix.sh: -fsyntax-only
 # -Werror under every -march with every attainable target). The list comes
 # from the g++ stage's CLI (`blockbloom targets`); without it every target is
 # compiled as before. The sanitize and fuzz stages both call this script and
 # get the same flags, so the build is configured and compiled once.
-cli=${BLOCKBLOOM_CLI:-build/gcc/tools/blockbloom}
-unsupported=""
-[[ -x $cli ]] && unsupported=$("$cli" targets 2>/dev/null | awk 'NR > 1 && $2 == "no" { print $1 }') || unsupported=""
-declare -A hwy_bit=([avx3_dl]=HWY_AVX3_DL [avx3]=HWY_AVX3 [avx2]=HWY_AVX2 [sse4]=HWY_SSE4 [ssse3]=HWY_SSSE3)
-disabled=""
-for t in $unsupported; do
-  if [[ -n ${hwy_bit[$t]:-} ]]; then disabled+="${disabled:++}${hwy_bit[$t]}"; fi
-done
+# shellcheck source=tools/ci/hwy-targets.sh
+source tools/ci/hwy-targets.sh
+lacking=$(cli_targets | awk '$2 == "no" { print $1 }')
+# shellcheck disable=SC2086  # one name a word
+disabled=$(hwy_disabled $lacking)
 if [[ -n $disabled ]]; then
   flags+=" -DHWY_DISABLED_TARGETS=$disabled"
-  echo "-- asan: x86 targets this CPU lacks left out of the sanitized build: ${unsupported//$'\n'/ }"
+  echo "-- asan: x86 targets this CPU lacks left out of the sanitized build: ${lacking//$'\n'/ }"
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DBLOCKBLOOM_WERROR=ON \
   -DBLOCKBLOOM_FUZZ=ON -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_INSTALL=OFF \

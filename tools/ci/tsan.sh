@@ -12,22 +12,22 @@ build=${BLOCKBLOOM_TSAN_BUILD_DIR:-build/tsan}
 flags="-fsanitize=thread -fno-omit-frame-pointer"
 # The tests run the dispatched target only (the best this CPU has), so this
 # build compiles that one and the fallback: the other x86 targets go to
-# Highway's HWY_DISABLED_TARGETS (a sum of distinct bits). The target comes from
-# the g++ stage's CLI (`blockbloom targets`, the row marked in use); without it,
-# or on a target not listed here, every target is compiled as before.
-cli=${BLOCKBLOOM_CLI:-build/gcc/tools/blockbloom}
-best=""
-[[ -x $cli ]] && best=$("$cli" targets 2>/dev/null | awk '$3 == "*" { print $1 }') || best=""
-declare -A hwy_bit=([avx3_dl]=HWY_AVX3_DL [avx3]=HWY_AVX3 [avx2]=HWY_AVX2 [sse4]=HWY_SSE4 [ssse3]=HWY_SSSE3)
+# Highway's HWY_DISABLED_TARGETS (tools/ci/hwy-targets.sh). The target comes
+# from the g++ stage's CLI (`blockbloom targets`, the row marked in use);
+# without it, or on a target not listed there, every target is compiled as
+# before.
+# shellcheck source=tools/ci/hwy-targets.sh
+source tools/ci/hwy-targets.sh
+best=$(cli_targets | awk '$3 == "*" { print $1 }')
 if [[ -n $best && ( -n ${hwy_bit[$best]:-} || $best == scalar || $best == emu128 ) ]]; then
-  disabled=""
-  for t in "${!hwy_bit[@]}"; do
-    [[ $t == "$best" ]] || disabled+="${disabled:++}${hwy_bit[$t]}"
+  others=()
+  for t in "${hwy_x86_targets[@]}"; do
+    if [[ $t != "$best" ]]; then others+=("$t"); fi
   done
-  flags+=" -DHWY_DISABLED_TARGETS=$disabled"
+  flags+=" -DHWY_DISABLED_TARGETS=$(hwy_disabled "${others[@]}")"
   echo "-- tsan: kernels compiled for $best (the target the tests run here) and the fallback"
 else
-  echo "-- tsan: ${cli} did not name the target in use, so every target is compiled"
+  echo "-- tsan: the g++ stage's CLI did not name the target in use, so every target is compiled"
 fi
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DBLOCKBLOOM_BUILD_BENCH=OFF -DBLOCKBLOOM_BUILD_TOOLS=OFF -DCMAKE_CXX_FLAGS="$flags" \
