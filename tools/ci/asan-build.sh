@@ -3,8 +3,8 @@
 # The one clang build with AddressSanitizer + UndefinedBehaviorSanitizer that the
 # sanitizer stage (tools/ci/sanitize.sh: everything, CI's clang build, and the
 # tests) and the fuzz stage (tools/ci/fuzz.sh: the libFuzzer targets) share, so
-# CI compiles the library with clang, every SIMD target of kernels.cc included,
-# once.
+# CI compiles the library with clang once (with every SIMD target of kernels.cc
+# this CPU runs; below).
 # The whole build carries -fsanitize=fuzzer-no-link (coverage hooks for libFuzzer;
 # in a plain test binary the sanitizer runtime's no-op hooks answer them), and only
 # the fuzz targets link libFuzzer's main (tests/fuzz/CMakeLists.txt).

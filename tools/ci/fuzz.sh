@@ -25,7 +25,8 @@ share=$(( seconds / ${#targets[@]} ))
 (( share >= 1 )) || share=1
 
 # The sanitized build the sanitizer stage made (tools/ci/asan-build.sh: every SIMD
-# target compiled in, coverage hooks throughout); only the fuzzers are left to link.
+# target this CPU runs compiled in, coverage hooks throughout); only the fuzzers
+# are left to link.
 BLOCKBLOOM_ASAN_BUILD_DIR=$build tools/ci/asan-build.sh "${targets[@]}"
 
 # libFuzzer writes new inputs into its first corpus directory: fuzz copies so
