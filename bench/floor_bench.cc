@@ -12,10 +12,10 @@
 // Everything a blocked filter must do and nothing more: one hash, one
 // fastrange, one cache line per key. The pipeline is the kernels' own
 // (kernels/probe-inl.h): hashes computed in L1 chunks of kChunk keys, the next
-// chunk hashed before the current one is probed, a prefetch kLookAhead keys ahead
-// (skipped below kPrefetchMinBytes; into the L1 where the batches ask for their
-// lines there, kernels::PrefetchToL1), on a buffer mapped like a filter (2 MiB
-// aligned, MADV_HUGEPAGE). Plain C++: __builtin_prefetch, no SIMD outside
+// chunk hashed before the current one is probed, a prefetch as many keys ahead
+// as the kernels' look-ahead (skipped below kPrefetchMinBytes; into the L1 where
+// the batches ask for their lines there, kernels::PrefetchToL1), on a buffer
+// mapped like a filter (2 MiB aligned, MADV_HUGEPAGE). Plain C++: __builtin_prefetch, no SIMD outside
 // kernels/ (the uint64 hash is the kernels' own vectorized XXH3, the best
 // target's hash_u64, so the floor is never slowed by a slower hash).
 #include <atomic>
@@ -31,12 +31,12 @@
 namespace blockbloom::bench {
 namespace {
 
-// The kernels' constants (kernels/probe-inl.h; that header is Highway code and
-// cannot be included here): keys hashed per chunk and prefetch look-ahead in
-// keys. The filter size below which they do not prefetch by default is
-// kernels::kPrefetchMinBytes (kernels/kernels.h, plain C++).
+// The kernels' chunk of keys hashed at a time (kernels/probe-inl.h; that header
+// is Highway code and cannot be included here). Their look-ahead, in keys, is
+// the active target's (kernels::Ops::look_ahead: 64 on avx2, 128 on the
+// others), read once a row. The filter size below which they do not prefetch by
+// default is kernels::kPrefetchMinBytes (kernels/kernels.h, plain C++).
 constexpr size_t kChunk = 512;
-constexpr size_t kLookAhead = 128;
 using kernels::kPrefetchMinBytes;
 constexpr size_t kLine = 64;
 
@@ -83,13 +83,13 @@ void HashChunk(const Key* keys, size_t len, uint64_t* out) {
 
 // The floor over keys[0, n): the kernels' two-chunk pipeline.
 template <LineOp kOp, bool kToL1, typename Key>
-uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
+uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch, size_t ahead) {
   alignas(64) uint64_t h[2][kChunk];
   uint64_t hits = 0;
   size_t len = std::min(kChunk, n);
   HashChunk(keys, len, h[0]);
   if (prefetch)
-    for (size_t i = 0; i < std::min(kLookAhead, len); ++i) Prefetch<kOp, kToL1>(b, h[0][i]);
+    for (size_t i = 0; i < std::min(ahead, len); ++i) Prefetch<kOp, kToL1>(b, h[0][i]);
   for (size_t start = 0, c = 0; start < n; start += len, c ^= 1) {
     len = std::min(kChunk, n - start);
     const uint64_t* cur = h[c];
@@ -97,7 +97,7 @@ uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
     if (nlen) HashChunk(keys + start + len, nlen, h[c ^ 1]);
     for (size_t i = 0; i < len; ++i) {
       if (prefetch) {
-        const size_t j = i + kLookAhead;
+        const size_t j = i + ahead;
         if (j < len) {
           Prefetch<kOp, kToL1>(b, cur[j]);
         } else if (j - len < nlen) {
@@ -113,10 +113,10 @@ uint64_t FloorRun(const Buf& b, const Key* keys, size_t n, bool prefetch) {
 // floor_line: one random line read per precomputed hash, the same look-ahead;
 // hashes past h[n) (the rest of the pool) are only prefetched.
 template <bool kToL1>
-uint64_t LineRun(const Buf& b, const uint64_t* h, size_t n, size_t avail, bool prefetch) {
+uint64_t LineRun(const Buf& b, const uint64_t* h, size_t n, size_t avail, bool prefetch, size_t ahead) {
   uint64_t hits = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (prefetch && i + kLookAhead < avail) Prefetch<LineOp::kRead, kToL1>(b, h[i + kLookAhead]);
+    if (prefetch && i + ahead < avail) Prefetch<LineOp::kRead, kToL1>(b, h[i + ahead]);
     hits += Touch<LineOp::kRead>(b, h[i]);
   }
   return hits;
@@ -162,6 +162,7 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
   const uint64_t bytes = (row.size.BitsAt(row.bpk) + 511) / 512 * kLine;
   const auto buf = g_buffer.Get(std::to_string(bytes), [&] { return std::make_shared<HugeBuffer>(bytes); });
   PinFor(row.target);
+  const size_t ahead = kernels::Active().look_ahead;
   const Buf b{buf->data(), bytes / kLine};
   const bool prefetch = kernels::ShouldPrefetch(bytes, kPrefetchMinBytes);
   const bool to_l1 = kernels::PrefetchToL1(bytes);
@@ -180,17 +181,17 @@ void FloorRow(benchmark::State& st, const RowSpec& row) {
     const size_t len = c.len;
     switch (row.op) {
       case Op::kFloorRead:
-        hits += AtLevel(to_l1, [&](auto l1) { return FloorRun<LineOp::kRead, l1()>(b, k, len, prefetch); });
+        hits += AtLevel(to_l1, [&](auto l1) { return FloorRun<LineOp::kRead, l1()>(b, k, len, prefetch, ahead); });
         break;
       case Op::kFloorLine:
         hits += AtLevel(to_l1, [&](auto l1) {
-          return LineRun<l1()>(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch);
+          return LineRun<l1()>(b, pool_hashes.data() + c.begin, len, pool.size() - c.begin, prefetch, ahead);
         });
         break;
       case Op::kFloorRmw:
         AtLevel(to_l1, [&](auto l1) {
-          return st.threads() > 1 ? FloorRun<LineOp::kRmwAtomic, l1()>(b, k, len, prefetch)
-                                  : FloorRun<LineOp::kRmw, l1()>(b, k, len, prefetch);
+          return st.threads() > 1 ? FloorRun<LineOp::kRmwAtomic, l1()>(b, k, len, prefetch, ahead)
+                                  : FloorRun<LineOp::kRmw, l1()>(b, k, len, prefetch, ahead);
         });
         break;
       case Op::kFloorCall:

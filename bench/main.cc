@@ -32,6 +32,7 @@
 #include "bench/bench_common.h"
 #include "blockbloom/targets.h"
 #include "blockbloom/model.h"
+#include "kernels/kernels.h"
 
 namespace blockbloom::bench {
 namespace {
@@ -261,6 +262,12 @@ void AddContext(const std::string& preset) {
   }
   benchmark::AddCustomContext("targets_compiled", Join(compiled));
   benchmark::AddCustomContext("targets_supported", Join(supported));
+  // The batches' look-ahead of each target this CPU runs, "avx2:64 sse4:128"
+  // (kernels/pipeline-inl.h kPrefetchDistance); the floor rows take the same.
+  std::vector<std::string> ahead;
+  for (const kernels::Ops* ops : kernels::CompiledTargets())
+    if (kernels::Supported(*ops)) ahead.push_back(std::string(ops->name) + ":" + std::to_string(ops->look_ahead));
+  benchmark::AddCustomContext("look_ahead", Join(ahead));
   // The model's rate against bits/key, n = 1M keys, each layout at its best k
   // for the size (what GetFilter builds): "bpk:fpr:k,..." for the report's plot.
   constexpr uint64_t kCurveKeys = 1'000'000;

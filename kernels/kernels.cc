@@ -123,9 +123,9 @@ OneKeyOps OneKey(Layout layout, uint32_t k, HashKind hash) {
 }
 
 const Ops* GetOps() {
-  static const Ops ops{HWY_TARGET,         hwy::TargetName(HWY_TARGET), &HashU64,    &InsertHashes,
-                       &QueryHashes,       &InsertHashesAhead,          &QueryHashesAhead, &InsertHashesAtomic,
-                       &InsertKeys,        &QueryKeys,                  &OneKey};
+  static const Ops ops{HWY_TARGET,         hwy::TargetName(HWY_TARGET), kPrefetchDistance, &HashU64,
+                       &InsertHashes,      &QueryHashes,                &InsertHashesAhead, &QueryHashesAhead,
+                       &InsertHashesAtomic, &InsertKeys,                &QueryKeys,         &OneKey};
   return &ops;
 }
 

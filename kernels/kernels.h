@@ -83,6 +83,10 @@ struct OneKeyOps {
 struct Ops {
   int64_t target;    // Highway target bit (HWY_AVX2, ...)
   const char* name;  // lower-case Highway name: "avx3", "avx2", "sse4", "emu128", "scalar", "neon", "sve"...
+  // The batches' look-ahead: a key's line is prefetched this many keys before
+  // its probe (kernels/pipeline-inl.h kPrefetchDistance; 0: no prefetch, the
+  // reference). The bench's minimal probes take the same (bench/floor_bench.cc).
+  size_t look_ahead;
 
   // out[i] = blockbloom::HashU64(keys[i], kind, seed) (blockbloom/hash.h): XXH3
   // in vectors, "aes" with the CPU's AES instructions where it has them, the

@@ -32,10 +32,20 @@ namespace HWY_NAMESPACE {
 // sweep of the look-ahead alone (one random line per precomputed hash,
 // medians of 11): at 1.25 MB 16, 32, 64 and 128 keys all cost 2.2-2.4 ns/key;
 // at 12.5 MB 16 -> 8.6, 32 -> 5.9, 64 -> 4.6, 128 -> 4.0. So 128 (8 KiB of
-// lines, within L1/L2): the larger filters need it and the smaller lose nothing.
-// 48 against 128 in the kernels (A/B, medians of 2x3): 0.77-1.38x per row, no
-// consistent winner within that noise.
-inline constexpr size_t kPrefetchDistance = 128;
+// lines, within L1/L2) on the AVX-512 targets and the others: 48 against 128
+// in the kernels (A/B, medians of 2x3): 0.77-1.38x per row, no consistent
+// winner within that noise; 64 against 128 on Zen 5 (AVX-512): within 4%.
+// The avx2 target takes 64: in its kernels (not the line alone) 64 ran faster
+// on a Zen 3 guest, the look-ahead set per batch in one process, each round
+// timing 64, 128 and Boost.Bloom's bulk calls over the same fresh keys in a
+// shuffled order (aes, 31-41 rounds; Boost's time over ours, medians, 64 / 128):
+// queries at 1M keys 1.26-1.31 / 1.21 (split256, two runs), 1.31 / 1.26
+// (sectorized512), 1.37 / 1.31 (split512), 1.88 / 1.83 (register64); at 10M
+// 0.99-1.10 / 0.96-1.03 (split256, four runs), 1.07 / 1.01, 1.23 / 1.2,
+// 1.45 / 1.45; inserts at 10M 1.01-1.23 / 0.97-1.08 (split256), 1.15 / 1.03,
+// 1.14 / 1.09, 1.59 / 1.43, at 1M alike; at 100M split256's queries 1.10 /
+// 1.04, inserts 1.09 / 1.05. 48 was no better than 64.
+inline constexpr size_t kPrefetchDistance = HWY_TARGET == HWY_AVX2 ? 64 : 128;
 // The look-ahead of probe P, in keys: kPrefetchDistance, or P::kPrefetchKeys
 // for a probe that touches several lines a key (classic: k of them).
 template <class P>
@@ -55,7 +65,7 @@ constexpr size_t AheadOf() {
 // avx3_dl, aes, medians of 6 alternating runs of 5 repetitions, 2026-11-27):
 // 1M keys 1.005x their time at the median of 15 rows (0.89-1.19, the guest's
 // noise); 32 KiB 0.93x (0.77-1.1), as the small filters now hash the
-// look-ahead's 128 keys ahead too. Prefetching every batch instead cost the
+// look-ahead's keys ahead too. Prefetching every batch instead cost the
 // 32 KiB filters 1.05x at the median of the blocked layouts' rows (up to
 // 1.18x) and classic's 1.5-2x. RunRing's steps test the flag once a step, not
 // once a key (two of the ~23 instructions a key of split512's AVX2 inserts:

@@ -130,9 +130,8 @@ OneKeyOps OneKey(Layout layout, uint32_t, HashKind hash) {
 }
 
 const Ops& ReferenceOps() {
-  static const Ops ops{0,           "reference",       &HashBatch,         &InsertBatch, &QueryBatch,
-                       &InsertAhead, &QueryAhead,      &InsertAtomicBatch, &InsertKeys,  &QueryKeys,
-                       &OneKey};
+  static const Ops ops{0,           "reference", 0,          &HashBatch, &InsertBatch, &QueryBatch,
+                       &InsertAhead, &QueryAhead, &InsertAtomicBatch, &InsertKeys, &QueryKeys,  &OneKey};
   return ops;
 }
 

@@ -117,10 +117,12 @@ class Kernels : public ::testing::TestWithParam<const Ops*> {
 };
 
 // Sizes that straddle every lane count (1..16 u32 lanes, 1..8 u64), the
-// engine's hash chunk (512) and the kernels' look-ahead (128) plus one and
-// two 8-key steps (kernels/pipeline-inl.h: 136, 144).
-const size_t kSizes[] = {0,   1,   2,   3,   4,   5,   7,   8,   9,   15,  16,  17,   31,  33,
-                         127, 128, 129, 135, 136, 137, 143, 144, 145, 511, 512, 513, 1000, 4099};
+// engine's hash chunk (512), the kernels' look-ahead (avx2: 64, the other
+// targets: 128) plus one and two 8-key steps (kernels/pipeline-inl.h: 72, 80;
+// 136, 144) and the avx2 ring (256).
+const size_t kSizes[] = {0,   1,   2,   3,   4,   5,   7,   8,   9,   15,  16,  17,  31,  33,  63,   64,  65,
+                         71,  72,  73,  79,  80,  81,  127, 128, 129, 135, 136, 137, 143, 144, 145,  255, 256,
+                         257, 511, 512, 513, 1000, 4099};
 
 // A block count whose payload (>= 1 MiB) is above the kernels' prefetch
 // thresholds of the layout (kernels::PrefetchMinBytes, for inserts and
@@ -364,11 +366,11 @@ TEST_P(Kernels, EveryLayoutEveryKMatchesReference) {
 }
 
 // On a cache-resident filter and on one large enough for the prefetching key
-// pipeline, whose ring boundaries kSizes straddles: the look-ahead (128), a
+// pipeline, whose ring boundaries kSizes straddles: the look-ahead (64 or 128), a
 // step (8) on either side of it, the keys' own prefetch (512 ahead). Every
 // hash kind: XXH3 hashes in vectors, the others key by key in the same steps.
 TEST_P(Kernels, FusedKeysEqualHashThenProbe) {
-  // Inserted keys from the front (1 + 16020: kSizes twice), probes from kProbes on.
+  // Inserted keys from the front (1 + 18852: kSizes twice), probes from kProbes on.
   constexpr size_t kProbes = 20000;
   const auto keys = RandomKeys(kProbes + 4099, 5);
   for (HashKind kind : kHashKinds) {

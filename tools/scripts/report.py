@@ -710,8 +710,9 @@ def run_lines(res):
         + f"; load average at start: {c.get('loadavg_at_start', '?')} (1-thread rows are on-CPU time)",
         f"- Targets compiled: {c.get('targets_compiled', '?')}; supported here: {c.get('targets_supported', '?')}; "
         f"transparent huge pages: {c.get('thp', '?')}",
-        "- Look-ahead 128 keys (kernels and floor alike; classic's 16, as it prefetches k lines a key); filters from "
-        "2 MiB on are 2 MiB-aligned mmaps with MADV_HUGEPAGE, and so is the floor's buffer.",
+        f"- Look-ahead in keys, by target: {c.get('look_ahead', '128 (runs before it was printed)')} (kernels and "
+        "floor alike; classic's 16, as it prefetches k lines a key); filters from 2 MiB on are 2 MiB-aligned mmaps "
+        "with MADV_HUGEPAGE, and so is the floor's buffer.",
     ]
     return lines + spread_lines(res) + load_lines(res)
 
