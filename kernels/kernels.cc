@@ -456,8 +456,8 @@ std::atomic<PrefetchLevel> g_prefetch_level{PrefetchLevel::kAuto};
 //     register64) 0.94-0.96x; the rest do not prefetch (within 1%).
 //   - Pinned to avx2, 1M and 10M: 0.89-1.02x (10M inserts 0.94-0.97x).
 // Boost.Bloom's rows moved 0.98-1.03x between the two binaries. The inserts
-// issue each line's PREFETCHW just before their probe of the line 128 keys
-// earlier (a step's 8 prefetches ahead of its 8 probes lost the gain at 10M:
+// issue each line's PREFETCHW just before their probe of the line a look-ahead
+// (128 keys then) earlier (a step's 8 prefetches ahead of its 8 probes lost the gain at 10M:
 // split512 0.99x, split256 1.01x); the queries prefetch a step's lines first,
 // into the L2 as well (the same gain into the L1 either way, and one copy of
 // the probe loop: with a second copy for the L2, split256's queries without

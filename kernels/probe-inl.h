@@ -29,7 +29,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // A line about to be read, or (kWrite) read and rewritten, asked into the L2
 // (locality 2: PREFETCHT1 on x86, a read in both forms as the targets' flags
 // lack "prfchw"; PRFM PLDL2KEEP / PSTL2KEEP on AArch64), not the L1. A batch
-// keeps 128 keys' lines in flight; asked into the L1 (PREFETCHT0), every
+// keeps its look-ahead's lines in flight (128 keys then; kPrefetchDistance,
+// kernels/pipeline-inl.h); asked into the L1 (PREFETCHT0), every
 // layout ran at the same ~9 ns/key at 100M keys whatever its work, as if
 // queued for the L1's few miss buffers (not measured: no PMU on that guest);
 // the probe, 128 keys later, finds the line in the L2. Measured A/B (Zen 4
