@@ -24,6 +24,8 @@
 #define BLOCKBLOOM_KERNELS_AES_INL_H_
 #endif
 
+#include <type_traits>
+
 #include "kernels/highway.h"
 #include "kernels/common.h"
 
@@ -53,9 +55,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 #define BLOCKBLOOM_AES_X8 0
 #endif
 
+// Whether this target has AesHash (the x86 targets with AES instructions
+// below): the hash with its AES state, for the single-key paths.
+#undef BLOCKBLOOM_AES_STATE
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SSSE3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+#define BLOCKBLOOM_AES_STATE 1
+#else
+#define BLOCKBLOOM_AES_STATE 0
+#endif
+
 // Whether this target computes the "aes" hash with AES instructions (x86:
 // only where the CPU has them too).
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SSSE3 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+#if BLOCKBLOOM_AES_STATE
 inline bool NativeAesUsable() {
   static const bool usable = __builtin_cpu_supports("aes");
   return usable;
@@ -70,27 +81,41 @@ HWY_INLINE __m128i AesEnc(__m128i s, __m128i round_key) {
 #endif
   return s;
 }
+// A key's "aes" hash as the single-key paths keep it (typed.h's inlined probes,
+// kernels.cc QueryKeyOne and InsertKeyOne): the value, and the AES state whose
+// low half it is. The split-block probes broadcast the hash's low 32 bits to
+// build their masks (SetLo32, kernels/probe-inl.h); from the state that is one
+// VPBROADCASTD, where the value took a move back from the general register
+// first (VMOVD, after the VMOVQ that the block's address needs anyway): one
+// instruction a key fewer in a loop of single keys, whose misses overlap only
+// as far as the core's window reaches (the CHANGELOG has the measurements).
+struct AesHash {
+  uint64_t value;
+  __m128i state;
+  operator uint64_t() const { return value; }  // NOLINT: a hash wherever one is taken
+};
 // kernels/common.h AesU64Portable with AESENC; only where NativeAesUsable().
 // The seed is XORed in the vector register, not into the key before it moves
 // there: a key read from memory then goes straight into the register (VMOVQ
 // xmm, m64), one general-to-vector move (~3 cycles) less in the chain to its
 // line. Zen 5, 1M keys: typed.h queries of split256 and split512 took 6% less
 // time (Boost's unchanged rows 1-4% less), register64's 1-3.5% more (CHANGELOG).
-HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) {
+HWY_INLINE AesHash AesU64NativeHash(uint64_t key, uint64_t seed) {
   __m128i s = _mm_xor_si128(_mm_cvtsi64_si128(static_cast<long long>(key)),
                             _mm_cvtsi64_si128(static_cast<long long>(seed)));
   for (const auto& rk : kAesRoundKey)
     s = AesEnc(s, _mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0])));
-  return static_cast<uint64_t>(_mm_cvtsi128_si64(s));
+  return AesHash{static_cast<uint64_t>(_mm_cvtsi128_si64(s)), s};
 }
+HWY_INLINE uint64_t AesU64Native(uint64_t key, uint64_t seed) { return AesU64NativeHash(key, seed); }
 // AesU64Native for a key already in a general register, as the single-key
 // kernels' (kernels.cc QueryKeyOne, InsertKeyOne) is: the seed XORed there (one
 // move to the vector register, not two and an XOR) and each round's key an
 // operand from memory (nothing hoists them out of one call; VEX forms need no
-// alignment). The loops (typed.h, batches) keep AesU64Native.
-HWY_INLINE uint64_t AesU64NativeOneCall(uint64_t key, uint64_t seed) {
+// alignment). The loops keep AesU64Native's form (typed.h: AesU64NativeHash).
+HWY_INLINE AesHash AesU64NativeOneCallHash(uint64_t key, uint64_t seed) {
 #if HWY_TARGET == HWY_SSE4
-  return AesU64Native(key, seed);
+  return AesU64NativeHash(key, seed);
 #else
   __m128i s = _mm_cvtsi64_si128(static_cast<long long>(key ^ seed));
   for (const auto& rk : kAesRoundKey) {
@@ -99,8 +124,18 @@ HWY_INLINE uint64_t AesU64NativeOneCall(uint64_t key, uint64_t seed) {
     const __m128i round_key = _mm_set_epi64x(static_cast<long long>(rk[1]), static_cast<long long>(rk[0]));
     asm("vaesenc %2, %1, %0" : "=x"(s) : "x"(s), "xm"(round_key));
   }
-  return static_cast<uint64_t>(_mm_cvtsi128_si64(s));
+  return AesHash{static_cast<uint64_t>(_mm_cvtsi128_si64(s)), s};
 #endif
+}
+HWY_INLINE uint64_t AesU64NativeOneCall(uint64_t key, uint64_t seed) { return AesU64NativeOneCallHash(key, seed); }
+template <class D>
+HWY_INLINE hn::Vec<D> SetLo32(D d, const AesHash& h) {
+  if constexpr (std::is_same_v<hn::TFromD<D>, uint32_t> && hn::MaxLanes(D()) == 8) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    return hn::Vec<D>{_mm256_broadcastd_epi32(h.state)};
+#endif
+  }
+  return hn::Set(d, static_cast<uint32_t>(h.value));
 }
 // Batches: AesU64Native of 8 keys, out[i] the hash of keys[i], several keys
 // to a register with VAES, one 128-bit AES block each (key ^ seed in its low
@@ -235,6 +270,21 @@ HWY_INLINE uint64_t KeyHash(uint64_t key, uint64_t seed_const) {
   } else {
     return HashU64With<kHash>(key, seed_const);
   }
+}
+// KeyHash for one key on its own (kernels.cc QueryKeyOne, InsertKeyOne): the
+// "aes" kind's AesHash where this target has it (its probes then broadcast
+// the AES state: SetLo32), else KeyHash's value.
+template <HashKind kHash, bool kOneCall = false>
+HWY_INLINE auto KeyHashOne(uint64_t key, uint64_t seed_const) {
+#if BLOCKBLOOM_AES_STATE
+  if constexpr (kHash == kAesNative) {
+    return kOneCall ? AesU64NativeOneCallHash(key, seed_const) : AesU64NativeHash(key, seed_const);
+  } else {
+    return KeyHash<kHash, kOneCall>(key, seed_const);
+  }
+#else
+  return KeyHash<kHash, kOneCall>(key, seed_const);
+#endif
 }
 
 }  // namespace HWY_NAMESPACE

@@ -60,23 +60,24 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
 // ---- One key -----------------------------------------------------------------
 // The batch's probe type for (layout, k), built per call from three words and
 // run once: what the pipeline does per key, without the pipeline.
-template <class P>
-bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+// (H: uint64_t, or the AesHash of KeyHashOne, kernels/aes-inl.h.)
+template <class P, class H = uint64_t>
+bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
   const P p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
   return p.Query(hash);
 }
-template <class P>
-void InsertOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+template <class P, class H = uint64_t>
+void InsertOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
   const P p(FilterRef{bits, num_blocks, k, Layout::kBlocked512});
   InsertAlone(p, hash);
 }
 template <class P, HashKind kHash>
 bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOne<P>(bits, num_blocks, k, KeyHash<kHash, true>(key, seed_const));
+  return QueryOne<P>(bits, num_blocks, k, KeyHashOne<kHash, true>(key, seed_const));
 }
 template <class P, HashKind kHash>
 void InsertKeyOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertOne<P>(bits, num_blocks, k, KeyHash<kHash, true>(key, seed_const));
+  InsertOne<P>(bits, num_blocks, k, KeyHashOne<kHash, true>(key, seed_const));
 }
 // The batch's atomic probe for one key (probes with AtomicByWord64: whole u64
 // words ORed, and none a relaxed load finds holding the key's bits).

@@ -86,6 +86,16 @@ HWY_INLINE uint64_t BlockOffset(uint64_t hash, uint64_t num_blocks) {
   return BlockIndex(hash, num_blocks) << kShift;
 }
 
+// The low 32 bits of a key's hash in every u32 lane of d: what the split-block
+// probes' masks start from. H is uint64_t, or a hash that still carries the
+// vector register it was computed in (AesHash, kernels/aes-inl.h): its own
+// overload broadcasts that register, without the move of the value back from
+// a general register (the single-key paths; batches pass uint64_t).
+template <class D, class H>
+HWY_INLINE hn::Vec<D> SetLo32(D d, const H& h) {
+  return hn::Set(d, static_cast<uint32_t>(static_cast<uint64_t>(h)));
+}
+
 // The filter's blocked layouts: block i is the 2^kShift bytes at
 // bits + (i << kShift), i = BlockIndex(hash). Derived supplies QueryAt(block,
 // hash) and InsertAt(block, hash); Query and Insert find the block first. The
@@ -98,8 +108,16 @@ class FilterBlockProbe : public BlockProbe<Derived> {
   explicit FilterBlockProbe(const FilterRef& f) : base_(f.bits), num_blocks_(f.num_blocks) {}
 
   uint8_t* Block(uint64_t h) const { return base_ + BlockOffset<kShift>(h, num_blocks_); }
-  HWY_INLINE bool Query(uint64_t h) const { return static_cast<const Derived*>(this)->QueryAt(Block(h), h); }
-  HWY_INLINE void Insert(uint64_t h) const { static_cast<const Derived*>(this)->InsertAt(Block(h), h); }
+  // H: uint64_t, or AesHash (SetLo32 above), which the At forms of the
+  // split-block probes take as it is and the others as its value.
+  template <class H>
+  HWY_INLINE bool Query(const H& h) const {
+    return static_cast<const Derived*>(this)->QueryAt(Block(h), h);
+  }
+  template <class H>
+  HWY_INLINE void Insert(const H& h) const {
+    static_cast<const Derived*>(this)->InsertAt(Block(h), h);
+  }
 
  private:
   uint8_t* base_;
@@ -115,8 +133,8 @@ class FilterBlockProbe : public BlockProbe<Derived> {
 // keep the plain insert (split256, register64, blocked512 ran the same or up
 // to 3% slower with it; CHANGELOG). The asm hands the block on, so that the
 // compiler keeps the line's load after it.
-template <class P>
-HWY_INLINE void InsertAlone(const P& p, uint64_t h) {
+template <class P, class H>
+HWY_INLINE void InsertAlone(const P& p, const H& h) {
 #if HWY_ARCH_X86
   if constexpr (requires { requires P::kPrefetchAlone; }) {
     uint8_t* block = p.Block(h);

@@ -149,7 +149,9 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
   using FarProbe = SectorProbe<kWords, kZones, kWords == 16>;
 #endif
 
-  HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
+  // H: uint64_t or AesHash (SetLo32, kernels/probe-inl.h).
+  template <class H>
+  HWY_INLINE bool QueryAt(const uint8_t* line, const H& h) const {
     const uint32_t* HWY_RESTRICT block = reinterpret_cast<const uint32_t*>(line);
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
@@ -167,7 +169,7 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
 #endif
     const D d;
     const size_t N = hn::Lanes(d);
-    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    const auto lo = SetLo32(d, h);
     if (N >= kWords) return AllSetIn(d, hn::Load(d, block), Mask(d, lo, 0));  // one vector (split256 on AVX2)
     auto miss = hn::Zero(d);
     for (size_t v = 0; v < kWords; v += N) {
@@ -176,7 +178,8 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
     return AllZero(d, miss);
   }
 
-  HWY_INLINE void InsertAt(uint8_t* line, uint64_t h) const {
+  template <class H>
+  HWY_INLINE void InsertAt(uint8_t* line, const H& h) const {
     uint32_t* HWY_RESTRICT block = reinterpret_cast<uint32_t*>(line);
 #if BLOCKBLOOM_SECTOR_PAIRS
     if constexpr (kPairs) {
@@ -195,7 +198,7 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
 #endif
     const D d;
     const size_t N = hn::Lanes(d);
-    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    const auto lo = SetLo32(d, h);
     for (size_t v = 0; v < kWords; v += N) {
       hn::Store(hn::Or(hn::Load(d, block + v), Mask(d, lo, v)), d, block + v);
     }
@@ -216,10 +219,10 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
   static constexpr bool kPairs = kWords == 16 && kPerZone == 2;
   using PairD32 = hn::CappedTag<uint32_t, 8>;
   // Lane j: the bit, within its u64, of the zone whose salt is kSalts[j].
-  template <const uint32_t* kSalts>
-  static HWY_INLINE hn::Vec<PairD32> PairBits(uint64_t h) {
+  template <const uint32_t* kSalts, class H>
+  static HWY_INLINE hn::Vec<PairD32> PairBits(const H& h) {
     const PairD32 d32;
-    const auto x = hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kSalts));
+    const auto x = hn::Mul(SetLo32(d32, h), hn::LoadU(d32, kSalts));
     return hn::Or(hn::ShiftRight<27>(x), hn::And(hn::ShiftRight<21>(x), hn::Set(d32, 32u)));
   }
 #if BLOCKBLOOM_SECTOR_LINE
@@ -245,7 +248,8 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
   // high half: an AND and a shift split them, where widening each half of
   // the vector took three cross-lane shuffles (measured: the CHANGELOG).
   using PairD = hn::Repartition<uint64_t, PairD32>;
-  static HWY_INLINE void PairMasks(uint64_t h, hn::Vec<PairD>& lo_bits, hn::Vec<PairD>& hi_bits) {
+  template <class H>
+  static HWY_INLINE void PairMasks(const H& h, hn::Vec<PairD>& lo_bits, hn::Vec<PairD>& hi_bits) {
     const PairD d64;
     const auto pairs = hn::BitCast(d64, PairBits<kInterleavedSalt>(h));
     const auto one = hn::Set(d64, 1);

@@ -87,7 +87,9 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
   using FarProbe = Split512ProbeT<true>;
 #endif
 
-  HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
+  // H: uint64_t or AesHash (SetLo32, kernels/probe-inl.h).
+  template <class H>
+  HWY_INLINE bool QueryAt(const uint8_t* line, const H& h) const {
     const uint64_t* HWY_RESTRICT words = reinterpret_cast<const uint64_t*>(line);
     const D d;
 #if HWY_TARGET == HWY_AVX2
@@ -104,7 +106,8 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
 #endif
   }
 
-  HWY_INLINE void InsertAt(uint8_t* line, uint64_t h) const {
+  template <class H>
+  HWY_INLINE void InsertAt(uint8_t* line, const H& h) const {
     uint64_t* HWY_RESTRICT words = reinterpret_cast<uint64_t*>(line);
     const D d;
 #if HWY_TARGET == HWY_AVX2
@@ -124,10 +127,11 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
   using D = hn::CappedTag<uint64_t, 8>;  // 8 lanes on AVX-512, 4 on AVX2, 2 on SSE4 and NEON, ...
 
 #if HWY_TARGET == HWY_AVX2
-  static HWY_INLINE void Halves(uint64_t h, hn::Vec<D>& lo, hn::Vec<D>& hi) {
+  template <class H>
+  static HWY_INLINE void Halves(const H& h, hn::Vec<D>& lo, hn::Vec<D>& hi) {
     const D d;
     const hn::Repartition<uint32_t, D> d32;
-    const auto products = hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kInterleavedSalt));
+    const auto products = hn::Mul(SetLo32(d32, h), hn::LoadU(d32, kInterleavedSalt));
     const auto top = hn::ShiftRight<26>(products);
     const auto pairs = hn::BitCast(d, top);
     const auto one = hn::Set(d, 1);

@@ -75,10 +75,14 @@ HWY_INLINE auto VisitLayout(const FilterRef& f, Fn&& fn) {
 // flags promise them (x86 -maes or a -march with AES, such as native on most
 // CPUs; AArch64 NEON with crypto), else where this CPU has them (one
 // predicted branch per key), else in software.
+// With AES instructions on x86 the AesHash, whose AES state the split-block
+// probes broadcast (SetLo32, kernels/probe-inl.h); else the value.
 template <HashKind kHash>
-HWY_INLINE uint64_t StaticKeyHash(uint64_t key, uint64_t seed_const) {
+HWY_INLINE auto StaticKeyHash(uint64_t key, uint64_t seed_const) {
   if constexpr (kHash == HashKind::kAes) {
-#if (HWY_ARCH_X86 && defined(__AES__)) || HWY_TARGET == HWY_NEON
+#if HWY_ARCH_X86 && defined(__AES__) && BLOCKBLOOM_AES_STATE
+    return AesU64NativeHash(key, seed_const);
+#elif (HWY_ARCH_X86 && defined(__AES__)) || HWY_TARGET == HWY_NEON
     return AesU64Native(key, seed_const);
 #else
     return NativeAesUsable() ? AesU64Native(key, seed_const) : AesU64Portable(key, seed_const);
@@ -90,16 +94,17 @@ HWY_INLINE uint64_t StaticKeyHash(uint64_t key, uint64_t seed_const) {
 
 // One key of layout kL at k = kK. num_blocks = 0 is the empty filter (one zero
 // line): queries answer false; inserts must not be called.
-template <Layout kL, uint32_t kK>
-HWY_INLINE bool StaticQuery(const uint8_t* bits, uint64_t num_blocks, uint64_t hash) {
+// (H: uint64_t, or StaticKeyHash's AesHash.)
+template <Layout kL, uint32_t kK, class H = uint64_t>
+HWY_INLINE bool StaticQuery(const uint8_t* bits, uint64_t num_blocks, const H& hash) {
   const FilterRef f{const_cast<uint8_t*>(bits), num_blocks, kK, kL};
   return VisitLayout<kL>(f, [&](auto tag) HWY_ATTR {
     using P = typename decltype(tag)::type;
     return P(f).Query(hash);
   });
 }
-template <Layout kL, uint32_t kK>
-HWY_INLINE void StaticInsert(uint8_t* bits, uint64_t num_blocks, uint64_t hash) {
+template <Layout kL, uint32_t kK, class H = uint64_t>
+HWY_INLINE void StaticInsert(uint8_t* bits, uint64_t num_blocks, const H& hash) {
   const FilterRef f{bits, num_blocks, kK, kL};
   VisitLayout<kL>(f, [&](auto tag) HWY_ATTR {
     using P = typename decltype(tag)::type;
