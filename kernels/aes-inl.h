@@ -134,6 +134,11 @@ HWY_INLINE hn::Vec<D> SetLo32(D d, const AesHash& h) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     return hn::Vec<D>{_mm256_broadcastd_epi32(h.state)};
 #endif
+  } else if constexpr (std::is_same_v<hn::TFromD<D>, uint32_t> && hn::MaxLanes(D()) == 16) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // (Masked: g++ 12's unmasked form starts from _mm512_undefined_epi32, a false -Wuninitialized.)
+    return hn::Vec<D>{_mm512_maskz_broadcastd_epi32(0xFFFF, h.state)};
+#endif
   }
   return hn::Set(d, static_cast<uint32_t>(h.value));
 }

@@ -60,12 +60,14 @@ class Blocked512Probe : public FilterBlockProbe<Blocked512Probe, 6> {
  public:
   explicit Blocked512Probe(const FilterRef& f) : FilterBlockProbe(f), k_(f.k) {}
 
-  HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
+  // H: uint64_t or AesHash (SetLo32, kernels/probe-inl.h).
+  template <class H>
+  HWY_INLINE bool QueryAt(const uint8_t* line, const H& h) const {
     const uint32_t* HWY_RESTRICT block = reinterpret_cast<const uint32_t*>(line);
     const D d;
     const DI di;
     const size_t N = hn::Lanes(d);
-    const auto lo = hn::Set(d, static_cast<uint32_t>(h));
+    const auto lo = SetLo32(d, h);
     auto miss = hn::Zero(d);
     for (size_t v = 0; v < k_; v += N) {
       const auto bit = hn::ShiftRight<23>(hn::Mul(lo, hn::Load(d, kGoldenLanes.mul + v)));

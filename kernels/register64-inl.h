@@ -67,7 +67,9 @@ class Register64Probe : public FilterBlockProbe<Register64Probe<kK>, 3> {
     for (uint32_t i = 0; i < kK; ++i) mask |= uint64_t{1} << ((lo * kGoldenPow[i]) >> 26);
     return mask;
   }
-  HWY_INLINE bool QueryAt(const uint8_t* line, uint64_t h) const {
+  // H: uint64_t or AesHash (SetLo32, kernels/probe-inl.h).
+  template <class H>
+  HWY_INLINE bool QueryAt(const uint8_t* line, const H& h) const {
     const uint64_t* HWY_RESTRICT word = reinterpret_cast<const uint64_t*>(line);
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kK >= 3) {
@@ -77,7 +79,7 @@ class Register64Probe : public FilterBlockProbe<Register64Probe<kK>, 3> {
       const hn::CappedTag<uint32_t, 8> d32;
       const hn::Half<decltype(d32)> dh;
       const hn::Rebind<uint64_t, decltype(dh)> d64;
-      const auto idx = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kGoldenPow)));
+      const auto idx = hn::ShiftRight<26>(hn::Mul(SetLo32(d32, h), hn::LoadU(d32, kGoldenPow)));
       const auto one = hn::Set(d64, 1);
       const auto lo_bits = hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::LowerHalf(dh, idx))),
                                    hn::LoadU(d64, kActive64 + 8 - kK));
@@ -90,7 +92,8 @@ class Register64Probe : public FilterBlockProbe<Register64Probe<kK>, 3> {
     const uint64_t mask = Mask(h);
     return (*word & mask) == mask;
   }
-  HWY_INLINE void InsertAt(uint8_t* line, uint64_t h) const {
+  template <class H>
+  HWY_INLINE void InsertAt(uint8_t* line, const H& h) const {
     uint64_t* HWY_RESTRICT word = reinterpret_cast<uint64_t*>(line);
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kK >= 3) {
@@ -99,7 +102,7 @@ class Register64Probe : public FilterBlockProbe<Register64Probe<kK>, 3> {
       const hn::Half<decltype(d32)> dh;
       const hn::Rebind<uint64_t, decltype(dh)> d64;
       const hn::Half<decltype(d64)> d64h;
-      const auto idx = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kGoldenPow)));
+      const auto idx = hn::ShiftRight<26>(hn::Mul(SetLo32(d32, h), hn::LoadU(d32, kGoldenPow)));
       const auto one = hn::Set(d64, 1);
       const auto bits = hn::Or(hn::And(hn::Shl(one, hn::PromoteTo(d64, hn::LowerHalf(dh, idx))),
                                        hn::LoadU(d64, kActive64 + 8 - kK)),
