@@ -83,7 +83,7 @@ HWY_INLINE __m128i AesEnc(__m128i s, __m128i round_key) {
 }
 // A key's "aes" hash as the single-key paths keep it (typed.h's inlined probes,
 // kernels.cc QueryKeyOne and InsertKeyOne): the value, and the AES state whose
-// low half it is. The split-block probes broadcast the hash's low 32 bits to
+// low half it is. The blocked probes broadcast the hash's low 32 bits to
 // build their masks (SetLo32, kernels/probe-inl.h); from the state that is one
 // VPBROADCASTD, where the value took a move back from the general register
 // first (VMOVD, after the VMOVQ that the block's address needs anyway): one

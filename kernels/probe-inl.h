@@ -86,9 +86,10 @@ HWY_INLINE uint64_t BlockOffset(uint64_t hash, uint64_t num_blocks) {
   return BlockIndex(hash, num_blocks) << kShift;
 }
 
-// The low 32 bits of a key's hash in every u32 lane of d: what the split-block
-// probes' masks start from. H is uint64_t, or a hash that still carries the
-// vector register it was computed in (AesHash, kernels/aes-inl.h): its own
+// The low 32 bits of a key's hash in every u32 lane of d: what the masks of
+// split256, sectorized512, split512, register64 (k >= 3) and blocked512 start
+// from. H is uint64_t, or a hash that still carries the vector register it
+// was computed in (AesHash, kernels/aes-inl.h): its own
 // overload broadcasts that register, without the move of the value back from
 // a general register (the single-key paths; batches pass uint64_t).
 template <class D, class H>
@@ -108,8 +109,8 @@ class FilterBlockProbe : public BlockProbe<Derived> {
   explicit FilterBlockProbe(const FilterRef& f) : base_(f.bits), num_blocks_(f.num_blocks) {}
 
   uint8_t* Block(uint64_t h) const { return base_ + BlockOffset<kShift>(h, num_blocks_); }
-  // H: uint64_t, or AesHash (SetLo32 above), which the At forms of the
-  // split-block probes take as it is and the others as its value.
+  // H: uint64_t, or AesHash (SetLo32 above), which the At forms that build
+  // their masks with SetLo32 take as it is and the others as its value.
   template <class H>
   HWY_INLINE bool Query(const H& h) const {
     return static_cast<const Derived*>(this)->QueryAt(Block(h), h);

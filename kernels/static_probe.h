@@ -75,7 +75,7 @@ HWY_INLINE auto VisitLayout(const FilterRef& f, Fn&& fn) {
 // flags promise them (x86 -maes or a -march with AES, such as native on most
 // CPUs; AArch64 NEON with crypto), else where this CPU has them (one
 // predicted branch per key), else in software.
-// With AES instructions on x86 the AesHash, whose AES state the split-block
+// With AES instructions on x86 the AesHash, whose AES state the blocked
 // probes broadcast (SetLo32, kernels/probe-inl.h); else the value.
 template <HashKind kHash>
 HWY_INLINE auto StaticKeyHash(uint64_t key, uint64_t seed_const) {
