@@ -58,33 +58,37 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
 }
 
 // ---- One key -----------------------------------------------------------------
-// The batch's probe type for (layout, k), built per call from three words and
-// run once: what the pipeline does per key, without the pipeline.
+// The batch's probe type for (layout, k), built per call from the filter's
+// OneKeyArgs (one pointer: the caller's loop sets up one argument, not four)
+// and run once: what the pipeline does per key, without the pipeline.
 // (H: uint64_t, or the AesHash of KeyHashOne, kernels/aes-inl.h.)
+HWY_INLINE FilterRef RefOf(const OneKeyArgs* a) {
+  return FilterRef{a->bits, a->num_blocks, a->k, Layout::kBlocked512};
+}
 template <class P, class H = uint64_t>
-bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
-  const P p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
+bool QueryOne(const OneKeyArgs* a, H hash) {
+  const P p(RefOf(a));
   return p.Query(hash);
 }
 template <class P, class H = uint64_t>
-void InsertOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
-  const P p(FilterRef{bits, num_blocks, k, Layout::kBlocked512});
+void InsertOne(const OneKeyArgs* a, H hash) {
+  const P p(RefOf(a));
   InsertAlone(p, hash);
 }
 template <class P, HashKind kHash>
-bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOne<P>(bits, num_blocks, k, KeyHashOne<kHash, true>(key, seed_const));
+bool QueryKeyOne(const OneKeyArgs* a, uint64_t key) {
+  return QueryOne<P>(a, KeyHashOne<kHash, true>(key, a->seed_const));
 }
 template <class P, HashKind kHash>
-void InsertKeyOne(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertOne<P>(bits, num_blocks, k, KeyHashOne<kHash, true>(key, seed_const));
+void InsertKeyOne(const OneKeyArgs* a, uint64_t key) {
+  InsertOne<P>(a, KeyHashOne<kHash, true>(key, a->seed_const));
 }
 // The batch's atomic probe for one key (probes with AtomicByWord64: whole u64
 // words ORed, and none a relaxed load finds holding the key's bits).
 template <class P>
-void InsertOneAtomic(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+void InsertOneAtomic(const OneKeyArgs* a, uint64_t hash) {
   static_assert(AtomicByWord64<P>, "the others take the reference's atomic insert");
-  const AtomicInsertProbe<P> p(FilterRef{bits, num_blocks, k, Layout::kBlocked512});
+  const AtomicInsertProbe<P> p(RefOf(a));
   p.Insert(hash);
 }
 template <class P, HashKind kHash>

@@ -24,6 +24,7 @@
 
 #include "blockbloom/hash.h"
 #include "blockbloom/layout.h"
+#include "blockbloom/view.h"
 
 namespace blockbloom::kernels {
 
@@ -55,18 +56,21 @@ struct FilterRef {
 
 // One key at a time, no dispatch per call: the probe of one layout at one k on
 // one target, chosen once (FilterView keeps the pair from its construction)
-// and called through a plain function pointer. `bits`, `num_blocks`, `k` as in
-// FilterRef (num_blocks = 0: the empty filter, `bits` one zero line, queries
-// answer false, insert must not be called). Branch-free for the blocked
-// layouts: no loop or switch over k (k is a template parameter of the probe
-// where the layout allows several), so independent lookups overlap their misses.
-using QueryOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash);
-using InsertOneFn = void (*)(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash);
-// The same fused with stage 1 for a uint64 key: hash = HashU64WithConstant(key,
-// kind, seed_const), seed_const = KeyHashConstant(kind, seed) (kernels/common.h),
-// so a lookup is one call from the caller's loop.
-using QueryKeyFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key);
-using InsertKeyFn = void (*)(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key);
+// and called through a plain function pointer with the filter's
+// blockbloom::detail::OneKeyArgs (blockbloom/view.h: bits, num_blocks, k as in
+// FilterRef, and the hash's seed constant; num_blocks = 0: the empty filter,
+// `bits` one zero line, queries answer false, insert must not be called).
+// Branch-free for the blocked layouts: no loop or switch over k (k is a
+// template parameter of the probe where the layout allows several), so
+// independent lookups overlap their misses. query_key / insert_key fuse stage 1
+// for a uint64 key: hash = HashU64WithConstant(key, kind, seed_const),
+// seed_const = KeyHashConstant(kind, seed) (kernels/common.h), so a lookup is
+// one call from the caller's loop.
+using OneKeyArgs = blockbloom::detail::OneKeyArgs;
+using QueryOneFn = blockbloom::detail::QueryOneFn;
+using InsertOneFn = blockbloom::detail::InsertOneFn;
+using QueryKeyFn = blockbloom::detail::QueryKeyFn;
+using InsertKeyFn = blockbloom::detail::InsertKeyFn;
 struct OneKeyOps {
   QueryOneFn query;
   InsertOneFn insert;

@@ -76,28 +76,29 @@ void InsertAtomicBatch(const FilterRef& f, const uint64_t* hashes, size_t n, con
 }  // namespace
 
 namespace {
-bool QueryOneRef(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash, Layout layout) {
-  return QueryHash(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, layout}, hash);
+template <Layout kL>
+FilterRef RefAt(const OneKeyArgs* a) {
+  return FilterRef{a->bits, a->num_blocks, a->k, kL};
 }
 template <Layout kL>
-bool QueryOneAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
-  return QueryOneRef(bits, num_blocks, k, hash, kL);
+bool QueryOneAt(const OneKeyArgs* a, uint64_t hash) {
+  return QueryHash(RefAt<kL>(a), hash);
 }
 template <Layout kL>
-void InsertOneAt(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
-  InsertHash(FilterRef{bits, num_blocks, k, kL}, hash);
+void InsertOneAt(const OneKeyArgs* a, uint64_t hash) {
+  InsertHash(RefAt<kL>(a), hash);
 }
 template <Layout kL, HashKind kHash>
-bool QueryKeyAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  return QueryOneRef(bits, num_blocks, k, HashU64With<kHash>(key, seed_const), kL);
+bool QueryKeyAt(const OneKeyArgs* a, uint64_t key) {
+  return QueryHash(RefAt<kL>(a), HashU64With<kHash>(key, a->seed_const));
 }
 template <Layout kL, HashKind kHash>
-void InsertKeyAt(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
-  InsertHash(FilterRef{bits, num_blocks, k, kL}, HashU64With<kHash>(key, seed_const));
+void InsertKeyAt(const OneKeyArgs* a, uint64_t key) {
+  InsertHash(RefAt<kL>(a), HashU64With<kHash>(key, a->seed_const));
 }
 template <Layout kL>
-void InsertOneAtomicAt(uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
-  InsertHashAtomic(FilterRef{bits, num_blocks, k, kL}, hash);
+void InsertOneAtomicAt(const OneKeyArgs* a, uint64_t hash) {
+  InsertHashAtomic(RefAt<kL>(a), hash);
 }
 template <Layout kL, HashKind kHash>
 OneKeyOps OneKeyAtWith() {

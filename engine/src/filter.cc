@@ -77,7 +77,7 @@ Filter Filter::ForKeys(Layout layout, uint64_t expected_keys, double fpr, HashKi
 Filter Filter::CopyOf(const FilterView& v) {
   if (v.empty()) return Filter();
   Filter f(v.layout(), v.num_blocks(), v.k(), v.hash_kind(), v.seed());
-  std::memcpy(f.bits_, v.data(), f.bytes_);
+  std::memcpy(f.one_.bits, v.data(), f.bytes_);
   f.inserted_ = v.inserted();
   return f;
 }
@@ -123,7 +123,7 @@ Filter Filter::InBuffer(std::span<uint8_t> buffer, Layout layout, uint64_t num_b
 }
 
 void Filter::Release() noexcept {
-  if (num_blocks_ != 0 && !borrowed_) detail::FreeLines({bits_, bytes_, mmapped_});
+  if (one_.num_blocks != 0 && !borrowed_) detail::FreeLines({one_.bits, bytes_, mmapped_});
 }
 
 void Filter::BecomeEmpty() noexcept {
@@ -200,7 +200,7 @@ void Filter::InsertBatch(std::span<const std::string_view> keys) {
 
 void Filter::InsertHashAtomic(uint64_t hash) {
   CheckWritable();
-  insert_atomic_(bits_, num_blocks_, k_, hash);
+  insert_atomic_(&one_, hash);
   AddInserted(1);
 }
 void Filter::InsertAtomic(uint64_t key) { InsertHashAtomic(detail::HashU64Inline(key, hash_, seed_)); }
@@ -237,19 +237,19 @@ void Filter::CheckCombinable(const FilterView& o, const char* op) const {
 
 void Filter::UnionWith(const FilterView& o) {
   CheckCombinable(o, "union");
-  CombineWords(bits_, o.data(), bytes_, [](uint64_t x, uint64_t y) { return x | y; });
+  CombineWords(one_.bits, o.data(), bytes_, [](uint64_t x, uint64_t y) { return x | y; });
   AddInserted(o.inserted());
 }
 
 void Filter::IntersectWith(const FilterView& o) {
   CheckCombinable(o, "intersect");
-  CombineWords(bits_, o.data(), bytes_, [](uint64_t x, uint64_t y) { return x & y; });
+  CombineWords(one_.bits, o.data(), bytes_, [](uint64_t x, uint64_t y) { return x & y; });
   inserted_ = std::min(inserted(), o.inserted());
 }
 
 void Filter::Clear() {
   if (empty()) return;
-  std::memset(bits_, 0, bytes_);
+  std::memset(one_.bits, 0, bytes_);
   inserted_ = 0;
 }
 

@@ -14,7 +14,7 @@
 namespace blockbloom::detail {
 
 struct FilterAccess {
-  static uint8_t* MutableData(Filter& f) { return f.bits_; }
+  static uint8_t* MutableData(Filter& f) { return f.one_.bits; }
   static void SetInserted(Filter& f, uint64_t n) { f.inserted_ = n; }
   // A view of `bits`, which must hold LayoutPayloadBytes(layout, num_blocks)
   // validated bytes, 64-byte aligned, and outlive the view.
@@ -22,7 +22,17 @@ struct FilterAccess {
                          uint64_t inserted, const uint8_t* bits) {
     return FilterView(layout, k, num_blocks, hash, seed, inserted, bits);
   }
-  static kernels::FilterRef Ref(const FilterView& v) { return {v.bits_, v.num_blocks_, v.k_, v.layout_}; }
+  // The view's single-key probes (its constructors).
+  static void SetProbes(FilterView& v, const kernels::OneKeyOps& one) {
+    v.query_one_ = one.query;
+    v.insert_one_ = one.insert;
+    v.query_key_ = one.query_key;
+    v.insert_key_ = one.insert_key;
+    v.insert_atomic_ = one.insert_atomic;
+  }
+  static kernels::FilterRef Ref(const FilterView& v) {
+    return {v.one_.bits, v.one_.num_blocks, v.one_.k, v.layout_};
+  }
 };
 
 }  // namespace blockbloom::detail

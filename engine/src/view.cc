@@ -26,40 +26,24 @@ alignas(64) const uint8_t kEmptyLine[64] = {};
 
 FilterView::FilterView() noexcept
     : layout_(Layout::kBlocked512),
-      k_(1),
-      num_blocks_(0),
       hash_(HashKind::kXxh3),
       seed_(0),
       inserted_(0),
       bytes_(LayoutPayloadBytes(Layout::kBlocked512, 0)),
-      bits_(const_cast<uint8_t*>(kEmptyLine)) {
+      one_{const_cast<uint8_t*>(kEmptyLine), 0, kernels::KeyHashConstant(HashKind::kXxh3, 0), 1} {
   // No target needed (nor its start-up): the reference answers false on the zero line.
-  const kernels::OneKeyOps one = kernels::reference::OneKey(layout_, k_, hash_);
-  query_one_ = one.query;
-  insert_one_ = one.insert;
-  query_key_ = one.query_key;
-  insert_key_ = one.insert_key;
-  insert_atomic_ = one.insert_atomic;
-  seed_const_ = kernels::KeyHashConstant(hash_, seed_);
+  detail::FilterAccess::SetProbes(*this, kernels::reference::OneKey(layout_, one_.k, hash_));
 }
 
 FilterView::FilterView(Layout layout, uint32_t k, uint64_t num_blocks, HashKind hash, uint64_t seed,
                        uint64_t inserted, const uint8_t* bits) noexcept
     : layout_(layout),
-      k_(k),
-      num_blocks_(num_blocks),
       hash_(hash),
       seed_(seed),
       inserted_(inserted),
       bytes_(LayoutPayloadBytes(layout, num_blocks)),
-      bits_(const_cast<uint8_t*>(bits)) {
-  const kernels::OneKeyOps one = kernels::Active().one_key(layout, k, hash);
-  query_one_ = one.query;
-  insert_one_ = one.insert;
-  query_key_ = one.query_key;
-  insert_key_ = one.insert_key;
-  insert_atomic_ = one.insert_atomic;
-  seed_const_ = kernels::KeyHashConstant(hash, seed);
+      one_{const_cast<uint8_t*>(bits), num_blocks, kernels::KeyHashConstant(hash, seed), k} {
+  detail::FilterAccess::SetProbes(*this, kernels::Active().one_key(layout, k, hash));
 }
 
 namespace detail {
@@ -199,7 +183,7 @@ uint64_t FilterView::PopCount() const {
   uint64_t count = 0;
   for (uint64_t i = 0; i < bytes_; i += 8) {
     uint64_t w;
-    std::memcpy(&w, bits_ + i, 8);
+    std::memcpy(&w, one_.bits + i, 8);
     count += static_cast<uint64_t>(std::popcount(w));
   }
   return count;
@@ -215,17 +199,17 @@ bool FilterView::CompatibleWith(const FilterView& o, std::string* why) const {
     return false;
   };
   if (layout_ != o.layout_) return differ("layout", std::string(LayoutName(layout_)), std::string(LayoutName(o.layout_)));
-  if (num_blocks_ != o.num_blocks_)
-    return differ("number of " + std::string(LayoutUnitName(layout_)), std::to_string(num_blocks_),
-                  std::to_string(o.num_blocks_));
-  if (k_ != o.k_) return differ("k", std::to_string(k_), std::to_string(o.k_));
+  if (one_.num_blocks != o.one_.num_blocks)
+    return differ("number of " + std::string(LayoutUnitName(layout_)), std::to_string(one_.num_blocks),
+                  std::to_string(o.one_.num_blocks));
+  if (one_.k != o.one_.k) return differ("k", std::to_string(one_.k), std::to_string(o.one_.k));
   if (hash_ != o.hash_) return differ("hash", std::string(HashName(hash_)), std::string(HashName(o.hash_)));
   if (seed_ != o.seed_) return differ("seed", std::to_string(seed_), std::to_string(o.seed_));
   return true;
 }
 
 bool FilterView::operator==(const FilterView& o) const {
-  return CompatibleWith(o) && std::memcmp(bits_, o.bits_, bytes_) == 0;
+  return CompatibleWith(o) && std::memcmp(one_.bits, o.one_.bits, bytes_) == 0;
 }
 
 }  // namespace blockbloom

@@ -108,13 +108,13 @@ class Filter : public FilterView {
   // a plain Insert is not safe beside other writers anyway).
   void Insert(uint64_t key) {
     CheckWritable();
-    insert_key_(bits_, num_blocks_, k_, seed_const_, key);
+    insert_key_(&one_, key);
     BumpInserted();
   }
   void Insert(std::string_view key);
   void InsertHash(uint64_t hash) {
     CheckWritable();
-    insert_one_(bits_, num_blocks_, k_, hash);
+    insert_one_(&one_, hash);
     BumpInserted();
   }
 

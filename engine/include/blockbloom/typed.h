@@ -64,13 +64,11 @@ namespace blockbloom {
 namespace detail {
 // What the typed handles need of a Filter beyond its public surface.
 struct TypedAccess {
-  static uint8_t* MutableBits(Filter& f) { return f.bits_; }
+  static uint8_t* MutableBits(Filter& f) { return f.one_.bits; }
   // Filter::InsertHash without its count (TypedInserter counts by Flush).
-  static void InsertUncounted(Filter& f, uint64_t hash) { f.insert_one_(f.bits_, f.num_blocks_, f.k_, hash); }
+  static void InsertUncounted(Filter& f, uint64_t hash) { f.insert_one_(&f.one_, hash); }
   // Filter::Insert(key) without its count: one call, the key's hash fused in.
-  static void InsertKeyUncounted(Filter& f, uint64_t key) {
-    f.insert_key_(f.bits_, f.num_blocks_, f.k_, f.seed_const_, key);
-  }
+  static void InsertKeyUncounted(Filter& f, uint64_t key) { f.insert_key_(&f.one_, key); }
   static void Count(Filter& f, uint64_t n) { f.AddInserted(n); }
 };
 inline bool SameType(const FilterView& f, Layout layout, uint32_t k, HashKind hash) {

@@ -62,13 +62,25 @@ struct TypedAccess;  // blockbloom/typed.h
 // TypedView<split256, k=8, mulx>: the filter is register64, k=6, hash xxh3: ..."
 // (compiled in the library).
 [[noreturn]] void ThrowTypeMismatch(const char* what, Layout layout, uint32_t k, HashKind hash, const FilterView& f);
-// A layout's single-key probe on one SIMD target (kernels::OneKeyOps): bits,
-// blocks, k, hash.
-using QueryOneFn = bool (*)(const uint8_t*, uint64_t, uint32_t, uint64_t);
-using InsertOneFn = void (*)(uint8_t*, uint64_t, uint32_t, uint64_t);
-// Fused with the key's hash (kernels::OneKeyOps): bits, blocks, k, seed constant, key.
-using QueryKeyFn = bool (*)(const uint8_t*, uint64_t, uint32_t, uint64_t, uint64_t);
-using InsertKeyFn = void (*)(uint8_t*, uint64_t, uint32_t, uint64_t, uint64_t);
+// What a single-key probe (kernels::OneKeyOps) reads of a filter, passed by
+// one pointer: a loop of MayContain(key) over a filter it reaches by reference
+// sets up one argument a call where it loaded four (bits, blocks, k, seed
+// constant) after each, and the kernel loads only what its probe needs (k is
+// a template parameter of most). The fields as in kernels::FilterRef;
+// seed_const = KeyHashConstant(hash, seed) (kernels/common.h). Measured: the
+// CHANGELOG ("Changed (speed)", the single-key kernels' one argument).
+struct OneKeyArgs {
+  uint8_t* bits;
+  uint64_t num_blocks;
+  uint64_t seed_const;
+  uint32_t k;
+};
+// A layout's single-key probe on one SIMD target: by the hash, or fused with
+// the uint64 key's hash (kernels/kernels.h OneKeyOps).
+using QueryOneFn = bool (*)(const OneKeyArgs* f, uint64_t hash);
+using InsertOneFn = void (*)(const OneKeyArgs* f, uint64_t hash);
+using QueryKeyFn = bool (*)(const OneKeyArgs* f, uint64_t key);
+using InsertKeyFn = void (*)(const OneKeyArgs* f, uint64_t key);
 }  // namespace detail
 
 class FilterView {
@@ -87,9 +99,9 @@ class FilterView {
   // One call, the key's hash and the probe fused in the kernel. A hot loop over
   // single keys of a layout known at compile time: blockbloom/typed.h
   // (TypedView) compiles the probe into the loop instead.
-  bool MayContain(uint64_t key) const { return query_key_(bits_, num_blocks_, k_, seed_const_, key); }
+  bool MayContain(uint64_t key) const { return query_key_(&one_, key); }
   bool MayContain(std::string_view key) const;
-  bool MayContainHash(uint64_t hash) const { return query_one_(bits_, num_blocks_, k_, hash); }
+  bool MayContainHash(uint64_t hash) const { return query_one_(&one_, hash); }
 
   // ---- Batches (the fast path: SIMD hashing, prefetching pipeline) ------------
   // out[i] = 1 if keys[i] may be present, else 0; returns the count of 1s.
@@ -126,21 +138,21 @@ class FilterView {
 
   // ---- Introspection -----------------------------------------------------------
   Layout layout() const { return layout_; }
-  uint32_t k() const { return k_; }
+  uint32_t k() const { return one_.k; }
   // Blocks, or bits for classic (LayoutUnitName); 0 for the empty filter.
-  uint64_t num_blocks() const { return num_blocks_; }
-  uint64_t bit_count() const { return LayoutBits(layout_, num_blocks_); }  // m
+  uint64_t num_blocks() const { return one_.num_blocks; }
+  uint64_t bit_count() const { return LayoutBits(layout_, one_.num_blocks); }  // m
   uint64_t byte_size() const { return bytes_; }  // payload bytes (a multiple of 64)
   HashKind hash_kind() const { return hash_; }
   uint64_t seed() const { return seed_; }
   // Keys inserted (duplicates counted each time), as of the view's creation
   // for a copied view; kept current by a Filter.
   uint64_t inserted() const;
-  bool empty() const { return num_blocks_ == 0; }
+  bool empty() const { return one_.num_blocks == 0; }
   uint64_t PopCount() const;  // bits set
   double FillRatio() const;   // PopCount() / bit_count(); 0 for the empty filter
   // The payload, byte_size() bytes, 64-byte aligned; bits past bit_count() are 0.
-  const uint8_t* data() const { return bits_; }
+  const uint8_t* data() const { return one_.bits; }
   FilterView view() const { return *this; }
 
   // Same layout, blocks, k, hash and seed (what a union needs). If not and
@@ -157,21 +169,20 @@ class FilterView {
   FilterView& operator=(const FilterView&) = default;
 
   Layout layout_;
-  uint32_t k_;
-  uint64_t num_blocks_;
   HashKind hash_;
   uint64_t seed_;
   uint64_t inserted_;  // read and written through std::atomic_ref by Filter
   uint64_t bytes_;
-  uint8_t* bits_;      // writable only through Filter
-  // The single-key probes of (layout_, k_), from kernels::Active() at construction
-  // (the scalar reference's for the empty filter).
+  // bits (writable only through Filter), blocks, k, the hash's seed constant:
+  // what the single-key probes below read, handed to them whole.
+  detail::OneKeyArgs one_;
+  // The single-key probes of (layout_, one_.k), from kernels::Active() at
+  // construction (the scalar reference's for the empty filter).
   detail::QueryOneFn query_one_;
   detail::InsertOneFn insert_one_;
   detail::QueryKeyFn query_key_;
   detail::InsertKeyFn insert_key_;
   detail::InsertOneFn insert_atomic_;  // Filter::InsertHashAtomic's
-  uint64_t seed_const_;  // the hash's per-filter constant (kernels/common.h KeyHashConstant)
 
  private:
   friend struct detail::FilterAccess;
