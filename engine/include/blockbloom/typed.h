@@ -77,6 +77,34 @@ inline bool SameType(const FilterView& f, Layout layout, uint32_t k, HashKind ha
 }  // namespace detail
 
 inline namespace BLOCKBLOOM_STATIC_NAMESPACE {
+namespace typed_detail {
+// The probe TypedView and TypedInserter inline where kStaticSimd holds: one
+// (layout, k, hash) over a filter's bits. A uint64 key's hash is passed as
+// StaticKeyHash gives it: with "aes" on x86 it keeps its vector register for
+// the probe (kernels/static_probe.h). Byte: const uint8_t for a view's
+// (queries only), uint8_t for an inserter's.
+template <Layout kLayout, uint32_t kK, HashKind kHash, class Byte>
+struct InlineProbe {
+  Byte* bits;
+  uint64_t num_blocks;
+  uint64_t seed_const;  // kernels/common.h KeyHashConstant
+
+  bool QueryKey(uint64_t key) const {
+    return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(
+        bits, num_blocks, kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const));
+  }
+  bool QueryHash(uint64_t hash) const {
+    return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits, num_blocks, hash);
+  }
+  void InsertKey(uint64_t key) const {
+    kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(
+        bits, num_blocks, kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const));
+  }
+  void InsertHash(uint64_t hash) const {
+    kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(bits, num_blocks, hash);
+  }
+};
+}  // namespace typed_detail
 
 template <Layout kLayout, uint32_t kK, HashKind kHash = HashKind::kXxh3>
 class TypedView {
@@ -84,16 +112,14 @@ class TypedView {
 
  public:
   explicit TypedView(const FilterView& f)
-      : view_(f), bits_(f.data()), num_blocks_(f.num_blocks()), seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
+      : view_(f), probe_{f.data(), f.num_blocks(), kernels::KeyHashConstant(kHash, f.seed())} {
     if (!f.empty() && !detail::SameType(f, kLayout, kK, kHash))
       detail::ThrowTypeMismatch("TypedView", kLayout, kK, kHash, f);
   }
 
   bool MayContain(uint64_t key) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      // (The hash as StaticKeyHash gives it: with "aes" on x86 it keeps its vector register for the probe.)
-      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(
-          bits_, num_blocks_, kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
+      return probe_.QueryKey(key);
     } else {
       return view_.MayContain(key);  // the dispatched call, its hash included
     }
@@ -104,7 +130,7 @@ class TypedView {
   // A hash computed as the filter's hash kind does (blockbloom/hash.h).
   bool MayContainHash(uint64_t hash) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, num_blocks_, hash);
+      return probe_.QueryHash(hash);
     } else {
       return view_.MayContainHash(hash);
     }
@@ -113,9 +139,7 @@ class TypedView {
 
  private:
   FilterView view_;
-  const uint8_t* bits_;
-  uint64_t num_blocks_;
-  uint64_t seed_const_;  // kernels/common.h KeyHashConstant
+  typed_detail::InlineProbe<kLayout, kK, kHash, const uint8_t> probe_;
 };
 
 template <Layout kLayout, uint32_t kK, HashKind kHash = HashKind::kXxh3>
@@ -125,9 +149,7 @@ class TypedInserter {
  public:
   explicit TypedInserter(Filter& f)
       : filter_(&f),
-        bits_(detail::TypedAccess::MutableBits(f)),
-        num_blocks_(f.num_blocks()),
-        seed_const_(kernels::KeyHashConstant(kHash, f.seed())) {
+        probe_{detail::TypedAccess::MutableBits(f), f.num_blocks(), kernels::KeyHashConstant(kHash, f.seed())} {
     if (f.empty())
       throw std::logic_error("blockbloom: TypedInserter: the filter is empty (default-constructed or moved from) "
                              "and cannot be written; assign a filter to it first");
@@ -136,18 +158,16 @@ class TypedInserter {
 
   void Insert(uint64_t key) {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(
-          bits_, num_blocks_, kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
-      ++pending_;
+      probe_.InsertKey(key);
     } else {
       detail::TypedAccess::InsertKeyUncounted(*filter_, key);  // the dispatched call, its hash included
-      ++pending_;
     }
+    ++pending_;
   }
   void Insert(std::string_view key) { InsertHash(HashBytes(key, kHash, filter_->seed())); }
   void InsertHash(uint64_t hash) {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticInsert<kLayout, kK>(bits_, num_blocks_, hash);
+      probe_.InsertHash(hash);
     } else {
       detail::TypedAccess::InsertUncounted(*filter_, hash);  // the dispatched call
     }
@@ -155,9 +175,7 @@ class TypedInserter {
   }
   bool MayContain(uint64_t key) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      // (The hash as StaticKeyHash gives it: with "aes" on x86 it keeps its vector register for the probe.)
-      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(
-          bits_, num_blocks_, kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticKeyHash<kHash>(key, seed_const_));
+      return probe_.QueryKey(key);
     } else {
       return filter_->MayContain(key);
     }
@@ -165,7 +183,7 @@ class TypedInserter {
   bool MayContain(std::string_view key) const { return MayContainHash(HashBytes(key, kHash, filter_->seed())); }
   bool MayContainHash(uint64_t hash) const {
     if constexpr (kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd) {
-      return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticQuery<kLayout, kK>(bits_, num_blocks_, hash);
+      return probe_.QueryHash(hash);
     } else {
       return filter_->MayContainHash(hash);
     }
@@ -182,16 +200,14 @@ class TypedInserter {
   TypedInserter(const TypedInserter&) = delete;
   TypedInserter& operator=(const TypedInserter&) = delete;
   TypedInserter(TypedInserter&& o) noexcept
-      : filter_(o.filter_), bits_(o.bits_), num_blocks_(o.num_blocks_), seed_const_(o.seed_const_), pending_(o.pending_) {
+      : filter_(o.filter_), probe_(o.probe_), pending_(o.pending_) {
     o.pending_ = 0;
   }
   TypedInserter& operator=(TypedInserter&& o) noexcept {
     if (this != &o) {
       Flush();
       filter_ = o.filter_;
-      bits_ = o.bits_;
-      num_blocks_ = o.num_blocks_;
-      seed_const_ = o.seed_const_;
+      probe_ = o.probe_;
       pending_ = o.pending_;
       o.pending_ = 0;
     }
@@ -200,9 +216,7 @@ class TypedInserter {
 
  private:
   Filter* filter_;
-  uint8_t* bits_;
-  uint64_t num_blocks_;
-  uint64_t seed_const_;
+  typed_detail::InlineProbe<kLayout, kK, kHash, uint8_t> probe_;
   uint64_t pending_ = 0;  // keys inserted here and not yet in filter_->inserted()
 };
 
