@@ -217,15 +217,18 @@ HWY_INLINE void PrefetchAhead(const P& p, const uint64_t* HWY_RESTRICT cur, size
 
 // True iff every bit of v is 0. x86 from SSE4 on: one PTEST, its flag read
 // directly (2 instructions); elsewhere AllTrue(v == 0) (compare, mask
-// extraction, compare: 4). The query's last step, on every key.
+// extraction, compare: 4). The query's last step, on every key. PTEST's
+// carry flag against zero (CF: ~0 AND v == 0), not its zero flag (v AND v
+// == 0): a loop that sums the answers (hits += MayContain(key)) adds the
+// carry with one ADC, where the zero flag took XOR, SETE and ADD.
 template <class D>
 HWY_INLINE bool AllZero(D d, hn::Vec<D> v) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
   if (hn::Lanes(d) * sizeof(hn::TFromD<D>) == sizeof(v.raw)) {  // full vectors only (no stale upper lanes)
     if constexpr (sizeof(v.raw) == 16) {
-      return _mm_testz_si128(v.raw, v.raw) != 0;
+      return _mm_testc_si128(hn::Zero(d).raw, v.raw) != 0;
     } else if constexpr (sizeof(v.raw) == 32) {
-      return _mm256_testz_si256(v.raw, v.raw) != 0;
+      return _mm256_testc_si256(hn::Zero(d).raw, v.raw) != 0;
     }
 #if HWY_TARGET <= HWY_AVX3
     else if constexpr (sizeof(v.raw) == 64) {
