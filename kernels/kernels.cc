@@ -59,15 +59,15 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
 
 // ---- One key -----------------------------------------------------------------
 // The batch's probe type for (layout, k), built per call from the filter's
-// OneKeyArgs (one pointer: the caller's loop sets up one argument, not four)
-// and run once: what the pipeline does per key, without the pipeline.
+// words and run once: what the pipeline does per key, without the pipeline.
+// Queries take the words, inserts a pointer to them (OneKeyArgs, view.h).
 // (H: uint64_t, or the AesHash of KeyHashOne, kernels/aes-inl.h.)
 HWY_INLINE FilterRef RefOf(const OneKeyArgs* a) {
   return FilterRef{a->bits, a->num_blocks, a->k, Layout::kBlocked512};
 }
 template <class P, class H = uint64_t>
-bool QueryOne(const OneKeyArgs* a, H hash) {
-  const P p(RefOf(a));
+bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
+  const P p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
   return p.Query(hash);
 }
 template <class P, class H = uint64_t>
@@ -76,8 +76,8 @@ void InsertOne(const OneKeyArgs* a, H hash) {
   InsertAlone(p, hash);
 }
 template <class P, HashKind kHash>
-bool QueryKeyOne(const OneKeyArgs* a, uint64_t key) {
-  return QueryOne<P>(a, KeyHashOne<kHash, true>(key, a->seed_const));
+bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOne<P>(bits, num_blocks, k, KeyHashOne<kHash, true>(key, seed_const));
 }
 template <class P, HashKind kHash>
 void InsertKeyOne(const OneKeyArgs* a, uint64_t key) {

@@ -56,9 +56,10 @@ struct FilterRef {
 
 // One key at a time, no dispatch per call: the probe of one layout at one k on
 // one target, chosen once (FilterView keeps the pair from its construction)
-// and called through a plain function pointer with the filter's
-// blockbloom::detail::OneKeyArgs (blockbloom/view.h: bits, num_blocks, k as in
-// FilterRef, and the hash's seed constant; num_blocks = 0: the empty filter,
+// and called through a plain function pointer with the filter's words (bits,
+// num_blocks, k as in FilterRef, and the hash's seed constant; queries take
+// them by value, inserts a pointer to the blockbloom::detail::OneKeyArgs that
+// holds them, blockbloom/view.h says why; num_blocks = 0: the empty filter,
 // `bits` one zero line, queries answer false, insert must not be called).
 // Branch-free for the blocked layouts: no loop or switch over k (k is a
 // template parameter of the probe where the layout allows several), so

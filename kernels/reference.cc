@@ -81,16 +81,16 @@ FilterRef RefAt(const OneKeyArgs* a) {
   return FilterRef{a->bits, a->num_blocks, a->k, kL};
 }
 template <Layout kL>
-bool QueryOneAt(const OneKeyArgs* a, uint64_t hash) {
-  return QueryHash(RefAt<kL>(a), hash);
+bool QueryOneAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
+  return QueryHash(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, kL}, hash);
 }
 template <Layout kL>
 void InsertOneAt(const OneKeyArgs* a, uint64_t hash) {
   InsertHash(RefAt<kL>(a), hash);
 }
 template <Layout kL, HashKind kHash>
-bool QueryKeyAt(const OneKeyArgs* a, uint64_t key) {
-  return QueryHash(RefAt<kL>(a), HashU64With<kHash>(key, a->seed_const));
+bool QueryKeyAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
+  return QueryOneAt<kL>(bits, num_blocks, k, HashU64With<kHash>(key, seed_const));
 }
 template <Layout kL, HashKind kHash>
 void InsertKeyAt(const OneKeyArgs* a, uint64_t key) {

@@ -541,7 +541,7 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
         const std::span<const uint64_t> hashes(all_hashes.data(), n), probes(all_probes.data(), n);
         const kernels::OneKeyOps one = ops().one_key(l, k, kind);
         Payload ref(l, num_blocks, k), got(l, num_blocks, k);
-        // The filter as the single-key kernels see it (no seed constant: they take hashes).
+        // The filter as the single-key inserts see it (no seed constant: they take hashes).
         const kernels::OneKeyArgs got_args{got.bits, num_blocks, 0, k};
         for (uint64_t h : hashes) {
           kernels::reference::InsertHash(ref.Ref(), h);
@@ -556,17 +556,16 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
           for (uint64_t h : hashes) one.insert_atomic(&atomic_args, h);
           ASSERT_EQ(0, std::memcmp(ref.bits, atomic.bits, ref.Bytes())) << LayoutName(l) << " k=" << k << " atomic";
         }
-        for (uint64_t h : hashes) ASSERT_TRUE(one.query(&got_args, h)) << LayoutName(l) << " k=" << k;
+        for (uint64_t h : hashes) ASSERT_TRUE(one.query(got.bits, num_blocks, k, h)) << LayoutName(l) << " k=" << k;
         for (uint64_t h : probes)
-          ASSERT_EQ(one.query(&got_args, h), kernels::reference::QueryHash(ref.Ref(), h))
+          ASSERT_EQ(one.query(got.bits, num_blocks, k, h), kernels::reference::QueryHash(ref.Ref(), h))
               << LayoutName(l) << " k=" << k;
         // Fused with the key's hash: as hashing with the public HashU64, then probing.
         for (uint64_t seed : {uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
           const uint64_t c = kernels::KeyHashConstant(kind, seed);
-          const kernels::OneKeyArgs keyed{got.bits, num_blocks, c, k};
           for (size_t i = 0; i < 300; ++i) {
             const uint64_t key = probes[i] ^ (i & 1 ? hashes[i] : 0);
-            ASSERT_EQ(one.query_key(&keyed, key),
+            ASSERT_EQ(one.query_key(got.bits, num_blocks, k, c, key),
                       kernels::reference::QueryHash(ref.Ref(), HashU64(key, kind, seed)));
           }
           Payload ref2(l, num_blocks, k), got2(l, num_blocks, k);
@@ -579,8 +578,7 @@ TEST_P(Kernels, OneKeyProbesMatchReference) {
               << LayoutName(l) << " k=" << k << " " << HashName(kind);
         }
         alignas(64) static const uint8_t kZeroLine[64] = {};
-        const kernels::OneKeyArgs empty{const_cast<uint8_t*>(kZeroLine), 0, 0, k};
-        for (uint64_t h : probes) ASSERT_FALSE(one.query(&empty, h)) << LayoutName(l) << " k=" << k;
+        for (uint64_t h : probes) ASSERT_FALSE(one.query(kZeroLine, 0, k, h)) << LayoutName(l) << " k=" << k;
       }
     }
   }

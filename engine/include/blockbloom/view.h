@@ -62,13 +62,14 @@ struct TypedAccess;  // blockbloom/typed.h
 // TypedView<split256, k=8, mulx>: the filter is register64, k=6, hash xxh3: ..."
 // (compiled in the library).
 [[noreturn]] void ThrowTypeMismatch(const char* what, Layout layout, uint32_t k, HashKind hash, const FilterView& f);
-// What a single-key probe (kernels::OneKeyOps) reads of a filter, passed by
-// one pointer: a loop of MayContain(key) over a filter it reaches by reference
-// sets up one argument a call where it loaded four (bits, blocks, k, seed
-// constant) after each, and the kernel loads only what its probe needs (k is
-// a template parameter of most). The fields as in kernels::FilterRef;
-// seed_const = KeyHashConstant(hash, seed) (kernels/common.h). Measured: the
-// CHANGELOG ("Changed (speed)", the single-key kernels' one argument).
+// What a single-key probe (kernels::OneKeyOps) reads of a filter: bits, blocks,
+// k as in kernels::FilterRef, and seed_const = KeyHashConstant(hash, seed)
+// (kernels/common.h). Queries take the words by value, inserts one pointer to
+// them: an insert writes memory, so a caller's loop reloaded the four words
+// after each one and now sets up one argument; a query's caller keeps them
+// in registers when its view cannot change (a local copy), where a pointer
+// forced the call's target back to memory. Measured: the CHANGELOG ("Changed
+// (speed)", the single-key kernels' arguments).
 struct OneKeyArgs {
   uint8_t* bits;
   uint64_t num_blocks;
@@ -77,9 +78,9 @@ struct OneKeyArgs {
 };
 // A layout's single-key probe on one SIMD target: by the hash, or fused with
 // the uint64 key's hash (kernels/kernels.h OneKeyOps).
-using QueryOneFn = bool (*)(const OneKeyArgs* f, uint64_t hash);
+using QueryOneFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash);
 using InsertOneFn = void (*)(const OneKeyArgs* f, uint64_t hash);
-using QueryKeyFn = bool (*)(const OneKeyArgs* f, uint64_t key);
+using QueryKeyFn = bool (*)(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key);
 using InsertKeyFn = void (*)(const OneKeyArgs* f, uint64_t key);
 }  // namespace detail
 
@@ -99,9 +100,11 @@ class FilterView {
   // One call, the key's hash and the probe fused in the kernel. A hot loop over
   // single keys of a layout known at compile time: blockbloom/typed.h
   // (TypedView) compiles the probe into the loop instead.
-  bool MayContain(uint64_t key) const { return query_key_(&one_, key); }
+  bool MayContain(uint64_t key) const {
+    return query_key_(one_.bits, one_.num_blocks, one_.k, one_.seed_const, key);
+  }
   bool MayContain(std::string_view key) const;
-  bool MayContainHash(uint64_t hash) const { return query_one_(&one_, hash); }
+  bool MayContainHash(uint64_t hash) const { return query_one_(one_.bits, one_.num_blocks, one_.k, hash); }
 
   // ---- Batches (the fast path: SIMD hashing, prefetching pipeline) ------------
   // out[i] = 1 if keys[i] may be present, else 0; returns the count of 1s.
@@ -174,7 +177,7 @@ class FilterView {
   uint64_t inserted_;  // read and written through std::atomic_ref by Filter
   uint64_t bytes_;
   // bits (writable only through Filter), blocks, k, the hash's seed constant:
-  // what the single-key probes below read, handed to them whole.
+  // what the single-key probes below read.
   detail::OneKeyArgs one_;
   // The single-key probes of (layout_, one_.k), from kernels::Active() at
   // construction (the scalar reference's for the empty filter).
