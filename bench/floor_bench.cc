@@ -126,8 +126,7 @@ uint64_t LineRun(const Buf& b, const uint64_t* h, size_t n, size_t avail, bool p
 // takes the filter object and the key in registers and reads no memory; it is
 // reached through a pointer read once (volatile, so the call stays an indirect
 // call), as Boost's per-call reference rows call theirs (bench/boost_peer_bench.cc).
-// Filter::MayContain(key) passes the same two words (a pointer to the filter's
-// detail::OneKeyArgs and the key), and its callee then reads the filter.
+// Filter::MayContain(key) passes five words instead, reloaded after each call.
 __attribute__((noinline)) bool EmptyProbe(const void*, uint64_t key) { return (key & 1) != 0; }
 using EmptyProbeFn = bool (*)(const void*, uint64_t);
 EmptyProbeFn volatile g_empty_probe = &EmptyProbe;
