@@ -62,9 +62,6 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
 // words and run once: what the pipeline does per key, without the pipeline.
 // Queries take the words, inserts a pointer to them (OneKeyArgs, view.h).
 // (H: uint64_t, or the AesHash of KeyHashOne, kernels/aes-inl.h.)
-HWY_INLINE FilterRef RefOf(const OneKeyArgs* a) {
-  return FilterRef{a->bits, a->num_blocks, a->k, Layout::kBlocked512};
-}
 template <class P, class H = uint64_t>
 bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
   const P p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
@@ -72,7 +69,7 @@ bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
 }
 template <class P, class H = uint64_t>
 void InsertOne(const OneKeyArgs* a, H hash) {
-  const P p(RefOf(a));
+  const P p(RefOf(*a, Layout::kBlocked512));
   InsertAlone(p, hash);
 }
 template <class P, HashKind kHash>
@@ -88,7 +85,7 @@ void InsertKeyOne(const OneKeyArgs* a, uint64_t key) {
 template <class P>
 void InsertOneAtomic(const OneKeyArgs* a, uint64_t hash) {
   static_assert(AtomicByWord64<P>, "the others take the reference's atomic insert");
-  const AtomicInsertProbe<P> p(RefOf(a));
+  const AtomicInsertProbe<P> p(RefOf(*a, Layout::kBlocked512));
   p.Insert(hash);
 }
 template <class P, HashKind kHash>

@@ -72,6 +72,8 @@ using QueryOneFn = blockbloom::detail::QueryOneFn;
 using InsertOneFn = blockbloom::detail::InsertOneFn;
 using QueryKeyFn = blockbloom::detail::QueryKeyFn;
 using InsertKeyFn = blockbloom::detail::InsertKeyFn;
+// What an insert's probe sees of its OneKeyArgs (the kernels' and the reference's).
+inline FilterRef RefOf(const OneKeyArgs& a, Layout layout) { return FilterRef{a.bits, a.num_blocks, a.k, layout}; }
 struct OneKeyOps {
   QueryOneFn query;
   InsertOneFn insert;

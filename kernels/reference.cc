@@ -77,16 +77,12 @@ void InsertAtomicBatch(const FilterRef& f, const uint64_t* hashes, size_t n, con
 
 namespace {
 template <Layout kL>
-FilterRef RefAt(const OneKeyArgs* a) {
-  return FilterRef{a->bits, a->num_blocks, a->k, kL};
-}
-template <Layout kL>
 bool QueryOneAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t hash) {
   return QueryHash(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, kL}, hash);
 }
 template <Layout kL>
 void InsertOneAt(const OneKeyArgs* a, uint64_t hash) {
-  InsertHash(RefAt<kL>(a), hash);
+  InsertHash(RefOf(*a, kL), hash);
 }
 template <Layout kL, HashKind kHash>
 bool QueryKeyAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {
@@ -94,11 +90,11 @@ bool QueryKeyAt(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t s
 }
 template <Layout kL, HashKind kHash>
 void InsertKeyAt(const OneKeyArgs* a, uint64_t key) {
-  InsertHash(RefAt<kL>(a), HashU64With<kHash>(key, a->seed_const));
+  InsertHash(RefOf(*a, kL), HashU64With<kHash>(key, a->seed_const));
 }
 template <Layout kL>
 void InsertOneAtomicAt(const OneKeyArgs* a, uint64_t hash) {
-  InsertHashAtomic(RefAt<kL>(a), hash);
+  InsertHashAtomic(RefOf(*a, kL), hash);
 }
 template <Layout kL, HashKind kHash>
 OneKeyOps OneKeyAtWith() {
