@@ -312,6 +312,7 @@ void RegisterBoostPairs() {
 namespace typed_rows {
 bool Available() { return false; }
 bool Simd() { return false; }
+const char* StaticTarget() { return "none"; }
 bool Insert(Filter&, const uint64_t*, size_t) { return false; }
 bool Insert(Filter&, const std::string_view*, size_t) { return false; }
 bool Query(const FilterView&, const uint64_t*, size_t, uint64_t*) { return false; }

@@ -32,7 +32,9 @@
 // Operations: insert (keys already in, as the bench's rows), query absent
 // (fresh keys), query present (inserted keys, drawn at random).
 // BLOCKBLOOM_TARGET pins blockbloom's batch and dispatched target (avx2, say);
-// Boost and typed.h run what -march=native gives them. Built only when
+// Boost and typed.h run what -march=native gives them, or the -march of the
+// CMake option BLOCKBLOOM_PEER_MARCH (haswell: both on AVX2, with AES; the
+// header line names it and typed.h's static target). Built only when
 // Boost.Bloom is found (bench/CMakeLists.txt); nothing of Boost is in this file.
 #include <algorithm>
 #include <array>
@@ -149,10 +151,11 @@ int main(int argc, char** argv) {
     boost->Insert(keys.data(), len, bp::Peer::Loop::kBulk);
   }
 
-  std::printf("%s, blockbloom target %s (typed.h: %s), Boost -O3 -march=native; %s %llu keys (%.2f MiB; "
+  std::printf("%s, blockbloom target %s (typed.h: %s %s), Boost and typed.h -O3 -march=%s; %s %llu keys (%.2f MiB; "
               "Boost %s, %.2f MiB), %s, %ld rounds of %zu keys\n",
               CpuName().c_str(), std::string(blockbloom::ActiveTarget()).c_str(),
-              typed_rows::Simd() ? "inlined" : "the dispatched call", argv[2], static_cast<unsigned long long>(n),
+              typed_rows::Simd() ? "inlined for" : "the dispatched call, static target", typed_rows::StaticTarget(),
+              BLOCKBLOOM_PEER_MARCH, argv[2], static_cast<unsigned long long>(n),
               static_cast<double>(ours.byte_size()) / (1 << 20), bp::PairName(pair),
               static_cast<double>(boost->Bytes()) / (1 << 20), std::string(blockbloom::HashName(*hash)).c_str(), rounds,
               chunk);

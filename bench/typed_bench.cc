@@ -23,6 +23,7 @@ bool Is(const FilterView& f, Layout l, uint32_t k, HashKind h) {
 
 bool Available() { return true; }
 bool Simd() { return kernels::BLOCKBLOOM_STATIC_NAMESPACE::kStaticSimd; }
+const char* StaticTarget() { return kernels::BLOCKBLOOM_STATIC_NAMESPACE::StaticTargetName(); }
 
 namespace {
 

@@ -19,6 +19,8 @@ namespace blockbloom::bench::typed_rows {
 // SIMD static target (else its handles make the dispatched call).
 bool Available();
 bool Simd();
+// The calling file's static target, as Highway names it ("AVX2", "AVX3", "NEON").
+const char* StaticTarget();
 // f's (layout, k, hash) must be one of the Boost pairs' layouts (split256 k=8,
 // sectorized512 k=8, split512 k=8, register64 k=6) with any hash kind; false otherwise.
 // uint64 keys or strings.
