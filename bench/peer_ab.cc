@@ -33,8 +33,8 @@
 // (fresh keys), query present (inserted keys, drawn at random).
 // BLOCKBLOOM_TARGET pins blockbloom's batch and dispatched target (avx2, say);
 // Boost and typed.h run what -march=native gives them, or the -march of the
-// CMake option BLOCKBLOOM_PEER_MARCH (haswell: both on AVX2, with AES; the
-// header line names it and typed.h's static target). Built only when
+// CMake option BLOCKBLOOM_PEER_MARCH (haswell: both on AVX2; the header line
+// names it and typed.h's static target). Built only when
 // Boost.Bloom is found (bench/CMakeLists.txt); nothing of Boost is in this file.
 #include <algorithm>
 #include <array>
