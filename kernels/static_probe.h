@@ -70,49 +70,53 @@ HWY_INLINE auto VisitLayout(const FilterRef& f, Fn&& fn) {
 #undef BLOCKBLOOM_STATIC_CASE
 }
 
-// Whether this CPU has AES instructions, asked once as the program starts: for
-// files whose flags do not promise them (g++ 12's -march=x86-64-v3 and
-// -march=haswell have no AES; AArch64 SVE targets), which test this byte per
-// key. (NativeAesUsable's function-local static cost a guard's test as well,
-// and the software rounds beside it, inlined into the caller's loop, took its
-// registers: a loop of typed.h split256 queries under -march=haswell kept its
-// count on the stack and ran at 0.68-0.71x Boost.Bloom's on a Zen 4 guest, where
-// the same loop under -march=native ran 1.03-1.08x; the CHANGELOG has the A/B.)
+// Whether the calling file's flags promise AES instructions (x86 -maes or a
+// -march with AES, such as native on most CPUs; AArch64 NEON, which Highway
+// builds with crypto). g++ 12's -march=x86-64-v3 and -march=haswell do not.
+#if (HWY_ARCH_X86 && defined(__AES__)) || HWY_TARGET == HWY_NEON
+#define BLOCKBLOOM_STATIC_AES_IN_FLAGS 1
+#else
+#define BLOCKBLOOM_STATIC_AES_IN_FLAGS 0
+// Else whether this CPU has them, asked once as the program starts, and the
+// rounds in software out of the caller's loop: a per-key NativeAesUsable()
+// (a function-local static's guard and flag) with the software rounds inlined
+// beside the AES ones kept a loop's count on the stack (CHANGELOG, "Changed
+// (speed)"); a flag fixed before main lets the compiler test it once a loop.
 inline const bool kStaticAesUsable = [] {
 #if HWY_ARCH_X86
   __builtin_cpu_init();  // before __builtin_cpu_supports in a static initializer
 #endif
   return NativeAesUsable();
 }();
-// The rounds in software, out of the caller's loop (CPUs without AES).
-HWY_NOINLINE inline uint64_t AesU64PortableOutOfLine(uint64_t key, uint64_t seed) {
-  return AesU64Portable(key, seed);
-}
 #if HWY_ARCH_X86 && BLOCKBLOOM_AES_STATE
-// The same as the AesHash the AES instructions give (its state the value's vector).
-HWY_NOINLINE inline AesHash AesU64PortableHashOutOfLine(uint64_t key, uint64_t seed) {
+// As an AesHash, the form AesU64NativeHash gives (its state the value's vector).
+HWY_NOINLINE inline AesHash AesU64PortableOutOfLine(uint64_t key, uint64_t seed) {
   const uint64_t v = AesU64Portable(key, seed);
   return AesHash{v, _mm_cvtsi64_si128(static_cast<long long>(v))};
 }
+#else
+HWY_NOINLINE inline uint64_t AesU64PortableOutOfLine(uint64_t key, uint64_t seed) {
+  return AesU64Portable(key, seed);
+}
+#endif
 #endif
 
 // Stage 1 for a uint64 key inlined into the caller (HashU64With, kernels/
 // common.h): the "aes" kind with AES instructions where the calling file's
-// flags promise them (x86 -maes or a -march with AES, such as native on most
-// CPUs; AArch64 NEON with crypto), else where this CPU has them (one
-// predicted branch per key on kStaticAesUsable), else in software, out of line.
+// flags promise them (BLOCKBLOOM_STATIC_AES_IN_FLAGS), else where this CPU has
+// them (kStaticAesUsable), else in software, out of line.
 // On x86 the AesHash, whose AES state the blocked probes broadcast (SetLo32,
 // kernels/probe-inl.h); else the value.
 template <HashKind kHash>
 HWY_INLINE auto StaticKeyHash(uint64_t key, uint64_t seed_const) {
   if constexpr (kHash == HashKind::kAes) {
-#if HWY_ARCH_X86 && defined(__AES__) && BLOCKBLOOM_AES_STATE
+#if BLOCKBLOOM_STATIC_AES_IN_FLAGS && HWY_ARCH_X86 && BLOCKBLOOM_AES_STATE
     return AesU64NativeHash(key, seed_const);
+#elif BLOCKBLOOM_STATIC_AES_IN_FLAGS
+    return AesU64Native(key, seed_const);
 #elif HWY_ARCH_X86 && BLOCKBLOOM_AES_STATE
     if (kStaticAesUsable) [[likely]] return AesU64NativeHash(key, seed_const);
-    return AesU64PortableHashOutOfLine(key, seed_const);
-#elif (HWY_ARCH_X86 && defined(__AES__)) || HWY_TARGET == HWY_NEON
-    return AesU64Native(key, seed_const);
+    return AesU64PortableOutOfLine(key, seed_const);
 #else
     if (kStaticAesUsable) [[likely]] return AesU64Native(key, seed_const);
     return AesU64PortableOutOfLine(key, seed_const);
