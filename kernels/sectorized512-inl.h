@@ -162,8 +162,7 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
       const PairD d64;
       hn::Vec<PairD> lo_bits, hi_bits;
       PairMasks(h, lo_bits, hi_bits);
-      const auto miss = hn::Or(hn::AndNot(hn::Load(d64, words), lo_bits), hn::AndNot(hn::Load(d64, words + 4), hi_bits));
-      return AllZero(d64, miss);
+      return BothSetIn(d64, hn::Load(d64, words), lo_bits, hn::Load(d64, words + 4), hi_bits);
 #endif
     }
 #endif

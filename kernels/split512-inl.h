@@ -95,7 +95,7 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
 #if HWY_TARGET == HWY_AVX2
     hn::Vec<D> lo, hi;
     Halves(h, lo, hi);
-    return AllZero(d, hn::Or(hn::AndNot(hn::Load(d, words), lo), hn::AndNot(hn::Load(d, words + 4), hi)));
+    return BothSetIn(d, hn::Load(d, words), lo, hn::Load(d, words + 4), hi);
 #elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     return LineHolds<kFar>(d, words, Mask8(h));
 #else
