@@ -267,8 +267,12 @@ HWY_INLINE bool AllSetIn(D d, hn::Vec<D> v, hn::Vec<D> bits) {
 template <class D>
 HWY_INLINE bool BothSetIn(D d, hn::Vec<D> v0, hn::Vec<D> bits0, hn::Vec<D> v1, hn::Vec<D> bits1) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
-  if (hn::Lanes(d) * sizeof(hn::TFromD<D>) == sizeof(v0.raw)) {
-    return AllSetIn(d, v0, bits0) & AllSetIn(d, v1, bits1);
+  if (hn::Lanes(d) * sizeof(hn::TFromD<D>) == sizeof(v0.raw)) {  // full vectors only, as AllSetIn
+    if constexpr (sizeof(v0.raw) == 16) {
+      return (_mm_testc_si128(v0.raw, bits0.raw) & _mm_testc_si128(v1.raw, bits1.raw)) != 0;
+    } else if constexpr (sizeof(v0.raw) == 32) {
+      return (_mm256_testc_si256(v0.raw, bits0.raw) & _mm256_testc_si256(v1.raw, bits1.raw)) != 0;
+    }
   }
 #endif
   return AllZero(d, hn::Or(hn::AndNot(v0, bits0), hn::AndNot(v1, bits1)));
