@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -343,6 +344,22 @@ TEST(ModelBlockSelection, KernelBlockIndexHasTheTwoClasses) {
         ASSERT_EQ(kernels::BlockIndex((lo - 1) << 32, b), j - 1);
       }
       ASSERT_TRUE(hi - lo == cls.values_per_block || hi - lo == cls.values_per_block + 1);
+    }
+  }
+}
+
+// kernels::BlockIndex is Lemire's ((h >> 32) * b) >> 32, whatever instructions
+// compute it (the high half of a 128-bit product of the hash with its low half
+// cleared): the defining form at random hashes, low halves set, and block counts
+// from 1 to kMaxBlocks (2^32, where (h >> 32) * b still fits 64 bits).
+TEST(ModelBlockSelection, KernelBlockIndexIsTheMultiplyShiftOfTheHighHalf) {
+  std::mt19937_64 rng(20261202);
+  for (uint64_t b : {1ull, 2ull, 3ull, 156'250'000ull, (1ull << 32) - 1, 1ull << 32}) {
+    for (int i = 0; i < 10000; ++i) {
+      const uint64_t h = i == 0 ? ~0ull : i == 1 ? 0xffffffffull : rng();
+      const uint64_t want = ((h >> 32) * b) >> 32;
+      ASSERT_EQ(kernels::BlockIndex(h, b), want) << "h=" << h << " b=" << b;
+      ASSERT_LT(want, b);
     }
   }
 }
