@@ -61,21 +61,31 @@ inline void OrWord(uint8_t* p, T w, T mask) {
 }
 
 // ---- Stage 2: pick the block ------------------------------------------------
-__extension__ using Uint128 = unsigned __int128;
 // Lemire's multiply-shift "fastrange" on the high 32 bits, ((hash >> 32) *
 // num_blocks) >> 32: no division; needs num_blocks <= 2^32 (kMaxBlocks). Block
 // j receives floor(2^32 / num_blocks) or one more of the 2^32 values, so blocks
 // are equally likely only up to that rounding: the model (engine/src/model.cc)
-// weights the two classes. Computed as the high half of the 128-bit product of
-// num_blocks and the hash with its low half cleared, the same value ((hash >>
-// 32) * 2^32 * num_blocks / 2^64, exact at num_blocks = 2^32 too): an AND and
-// one MUL on x86-64 (AND and UMULH on AArch64) where the shifts took a shift,
-// an IMUL and a shift: split256's per-key query loop with "foldmul" ran
-// 0.90-0.94x its old time, with "aes" 0.97-0.99x (1M keys, Zen 4 guest; the
-// CHANGELOG, "Changed (speed)").
+// weights the two classes.
 inline uint64_t BlockIndex(uint64_t hash, uint64_t num_blocks) {
-  return static_cast<uint64_t>((static_cast<Uint128>(hash & 0xFFFFFFFF00000000ULL) * num_blocks) >> 64);
+  return ((hash >> 32) * num_blocks) >> 32;
 }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BLOCKBLOOM_BLOCK_INDEX_MULX 1
+// The same value as the high half of BMI2's MULX product of num_blocks and the
+// hash with its low half cleared ((hash >> 32) * 2^32 * num_blocks / 2^64,
+// exact at num_blocks = 2^32 too): an AND and a MULX where BlockIndex takes a
+// shift, an IMUL and a shift, once a loop holds the AND's constant in a
+// register. For CPUs with BMI2 only: the kernels of the AVX2 and AVX-512
+// targets (BlockOffset, kernels/probe-inl.h; g++ 12 compiles a 128-bit
+// product to MUL, whose fixed RAX operand costs a MOV, hence the assembly).
+inline uint64_t BlockIndexMulx(uint64_t hash, uint64_t num_blocks) {
+  uint64_t lo, hi;  // lo is not needed; MULX writes both halves
+  asm("mulx %2, %0, %1" : "=r"(lo), "=r"(hi) : "r"(num_blocks), "d"(hash & 0xFFFFFFFF00000000ULL));
+  return hi;
+}
+#else
+#define BLOCKBLOOM_BLOCK_INDEX_MULX 0
+#endif
 
 // ---- Stage 3 constants ------------------------------------------------------
 // blocked512 / register64: probe i uses x_i = lo32 * kGoldenPow[i] (mod 2^32) and
@@ -118,6 +128,7 @@ inline uint64_t ClassicStep(uint64_t hash) {
   x ^= x >> 29;
   return x | 1;
 }
+__extension__ using Uint128 = unsigned __int128;
 inline uint64_t ClassicIndex(uint64_t g, uint64_t m) {
   return static_cast<uint64_t>((static_cast<Uint128>(g) * m) >> 64);
 }

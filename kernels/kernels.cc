@@ -62,15 +62,32 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
 // words and run once: what the pipeline does per key, without the pipeline.
 // Queries take the words, inserts a pointer to them (OneKeyArgs, view.h).
 // (H: uint64_t, or the AesHash of KeyHashOne, kernels/aes-inl.h.)
+// A block probe's block is found by BlockIndex's shifts here, not by
+// BlockOffset's MULX (kernels/probe-inl.h), whose AND constant a call would
+// rebuild every key: peer_ab's dispatched split256 queries ran ~5% slower with
+// it ("foldmul", Zen 4 guest), where typed.h's loops, which hold the constant,
+// ran faster.
+template <class P, class H>
+HWY_INLINE uint8_t* CalledBlock(const uint8_t* bits, uint64_t num_blocks, const H& hash) {
+  return const_cast<uint8_t*>(bits) + (BlockIndex(static_cast<uint64_t>(hash), num_blocks) << P::kBlockShift);
+}
 template <class P, class H = uint64_t>
 bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
   const P p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
-  return p.Query(hash);
+  if constexpr (requires { P::kBlockShift; }) {
+    return p.QueryAt(CalledBlock<P>(bits, num_blocks, hash), hash);
+  } else {
+    return p.Query(hash);
+  }
 }
 template <class P, class H = uint64_t>
 void InsertOne(const OneKeyArgs* a, H hash) {
   const P p(RefOf(*a, Layout::kBlocked512));
-  InsertAlone(p, hash);
+  if constexpr (requires { P::kBlockShift; }) {
+    InsertAloneAt(p, CalledBlock<P>(a->bits, a->num_blocks, hash), hash);
+  } else {
+    InsertAlone(p, hash);
+  }
 }
 template <class P, HashKind kHash>
 bool QueryKeyOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, uint64_t seed_const, uint64_t key) {

@@ -81,9 +81,19 @@ class BlockProbe {
 // Block i of 2^kShift bytes starts i << kShift bytes into the filter, i =
 // BlockIndex(hash): the one place the probes, the single-key paths and the
 // pipeline's hashing (pipeline-inl.h HashStep) take a hash's block from.
+// On x86's AVX2 and AVX-512 targets (whose CPUs all have BMI2) by
+// BlockIndexMulx (kernels/common.h): a typed.h split256 query loop (1M keys,
+// Zen 4 guest, one process, three runs) with "foldmul" ran 0.81-0.82x its time
+// with BlockIndex's shifts, "mulx" 0.90-0.92x, "aes" 0.98-0.99x. The
+// run-time dispatched single-key calls keep the shifts (CalledBlock,
+// kernels/kernels.cc).
 template <int kShift>
 HWY_INLINE uint64_t BlockOffset(uint64_t hash, uint64_t num_blocks) {
+#if BLOCKBLOOM_BLOCK_INDEX_MULX && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
+  return BlockIndexMulx(hash, num_blocks) << kShift;
+#else
   return BlockIndex(hash, num_blocks) << kShift;
+#endif
 }
 
 // The low 32 bits of a key's hash in every u32 lane of d: what the masks of
@@ -133,18 +143,24 @@ class FilterBlockProbe : public BlockProbe<Derived> {
 // split512 with aes (2% with mulx), 7% for sectorized512 (k = 8); the others
 // keep the plain insert (split256, register64, blocked512 ran the same or up
 // to 3% slower with it; CHANGELOG). The asm hands the block on, so that the
-// compiler keeps the line's load after it.
+// compiler keeps the line's load after it. InsertAloneAt: the same with the
+// block found by the caller (a block probe's, at `block`).
 template <class P, class H>
-HWY_INLINE void InsertAlone(const P& p, const H& h) {
+HWY_INLINE void InsertAloneAt(const P& p, uint8_t* block, const H& h) {
 #if HWY_ARCH_X86
   if constexpr (requires { requires P::kPrefetchAlone; }) {
-    uint8_t* block = p.Block(h);
     asm volatile("prefetchw (%0)" : "+r"(block));
-    p.InsertAt(block, h);
-    return;
   }
 #endif
-  p.Insert(h);
+  p.InsertAt(block, h);
+}
+template <class P, class H>
+HWY_INLINE void InsertAlone(const P& p, const H& h) {
+  if constexpr (requires { P::kBlockShift; }) {
+    InsertAloneAt(p, p.Block(h), h);
+  } else {
+    p.Insert(h);
+  }
 }
 
 // addr[i] = the address of hash h[i]'s block, base + BlockOffset<kShift>(h[i],

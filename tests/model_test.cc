@@ -348,18 +348,28 @@ TEST(ModelBlockSelection, KernelBlockIndexHasTheTwoClasses) {
   }
 }
 
-// kernels::BlockIndex is Lemire's ((h >> 32) * b) >> 32, whatever instructions
-// compute it (the high half of a 128-bit product of the hash with its low half
-// cleared): the defining form at random hashes, low halves set, and block counts
-// from 1 to kMaxBlocks (2^32, where (h >> 32) * b still fits 64 bits).
+// kernels::BlockIndex is Lemire's ((h >> 32) * b) >> 32, and BlockIndexMulx
+// (the AVX2 and AVX-512 kernels' form, kernels/probe-inl.h BlockOffset: MULX of
+// the hash with its low half cleared) the same value, where this CPU has BMI2:
+// at random hashes with their low halves set and block counts from 1 to
+// kMaxBlocks (2^32, where (h >> 32) * b still fits 64 bits).
 TEST(ModelBlockSelection, KernelBlockIndexIsTheMultiplyShiftOfTheHighHalf) {
+#if BLOCKBLOOM_BLOCK_INDEX_MULX
+  __builtin_cpu_init();
+  const bool mulx = __builtin_cpu_supports("bmi2");
+#endif
   std::mt19937_64 rng(20261202);
   for (uint64_t b : {1ull, 2ull, 3ull, 156'250'000ull, (1ull << 32) - 1, 1ull << 32}) {
     for (int i = 0; i < 10000; ++i) {
       const uint64_t h = i == 0 ? ~0ull : i == 1 ? 0xffffffffull : rng();
-      const uint64_t want = ((h >> 32) * b) >> 32;
+      const uint64_t want = static_cast<uint64_t>((static_cast<kernels::Uint128>(h >> 32) * b) >> 32);
       ASSERT_EQ(kernels::BlockIndex(h, b), want) << "h=" << h << " b=" << b;
       ASSERT_LT(want, b);
+#if BLOCKBLOOM_BLOCK_INDEX_MULX
+      if (mulx) {
+        ASSERT_EQ(kernels::BlockIndexMulx(h, b), want) << "h=" << h << " b=" << b;
+      }
+#endif
     }
   }
 }
