@@ -79,14 +79,13 @@ class BlockProbe {
 };
 
 // Block i of 2^kShift bytes starts i << kShift bytes into the filter, i =
-// BlockIndex(hash): the one place the probes, the single-key paths and the
-// pipeline's hashing (pipeline-inl.h HashStep) take a hash's block from.
-// On x86's AVX2 and AVX-512 targets (whose CPUs all have BMI2) by
-// BlockIndexMulx (kernels/common.h): a typed.h split256 query loop (1M keys,
+// BlockIndex(hash): where the probes, typed.h's single keys and the pipeline's
+// hashing (pipeline-inl.h HashStep) take a hash's block from. On x86's AVX2
+// and AVX-512 targets (whose CPUs all have BMI2) by BlockIndexMulx
+// (kernels/common.h), the same value: a typed.h split256 query loop (1M keys,
 // Zen 4 guest, one process, three runs) with "foldmul" ran 0.81-0.82x its time
-// with BlockIndex's shifts, "mulx" 0.90-0.92x, "aes" 0.98-0.99x. The
-// run-time dispatched single-key calls keep the shifts (CalledBlock,
-// kernels/kernels.cc).
+// with BlockIndex's shifts, "mulx" 0.90-0.92x, "aes" 0.98-0.99x. The run-time
+// dispatched single-key calls keep the shifts (CalledBlock, kernels/kernels.cc).
 template <int kShift>
 HWY_INLINE uint64_t BlockOffset(uint64_t hash, uint64_t num_blocks) {
 #if BLOCKBLOOM_BLOCK_INDEX_MULX && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
