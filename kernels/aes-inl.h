@@ -273,7 +273,7 @@ HWY_INLINE uint64_t KeyHash(uint64_t key, uint64_t seed_const) {
   if constexpr (kHash == kAesNative) {
     return kOneCall ? AesU64NativeOneCall(key, seed_const) : AesU64Native(key, seed_const);
   } else {
-    return HashU64With<kHash>(key, seed_const);
+    return HashU64With<kHash, kOneCall>(key, seed_const);
   }
 }
 // KeyHash for one key on its own (kernels.cc QueryKeyOne, InsertKeyOne): the

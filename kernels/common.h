@@ -149,6 +149,34 @@ inline uint64_t Xxh3SeedConstant(uint64_t seed) {
 
 inline constexpr uint64_t Rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
+// A 64-bit constant in memory, for instructions that read their operand from
+// there (MulBy, MulxFoldBy). Hidden: position-independent code (the library
+// is built with it) then reads it relative to the instruction, not through the
+// GOT (a load of its address first: one instruction more).
+#if defined(__GNUC__) || defined(__clang__)
+#define BLOCKBLOOM_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define BLOCKBLOOM_HIDDEN
+#endif
+template <uint64_t kM>
+BLOCKBLOOM_HIDDEN inline constexpr uint64_t kOperand = kM;
+// x * kM (mod 2^64). kFromMemory (x86-64, GNU assembly): an IMUL of the
+// constant in memory, for the single-key kernels (kernels/kernels.cc, one call
+// a key): they hold no register across calls, so the product of a register
+// costs a ten-byte MOVABS of the constant every call. Inlined loops
+// (blockbloom/typed.h) hold it in a register: the plain product. Measured:
+// the CHANGELOG ("Changed (speed)", the single-key kernels' constants).
+template <uint64_t kM, bool kFromMemory = false>
+inline uint64_t MulBy(uint64_t x) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (kFromMemory) {
+    asm("imul %1, %0" : "+r"(x) : "m"(kOperand<kM>));
+    return x;
+  }
+#endif
+  return x * kM;
+}
+
 // XXH3_64bits_withSeed of the key's 8 little-endian bytes, in registers
 // (XXH3_len_4to8_64b with len = 8: input1 = lo32(key), input2 = hi32(key),
 // input64 = input2 + (input1 << 32) = rotl64(key, 32), then XXH3_rrmxmx).
@@ -157,13 +185,15 @@ inline constexpr uint64_t Rotl64(uint64_t x, int r) { return (x << r) | (x >> (6
 // stalled load waits for older stores to retire, i.e. behind the previous
 // key's cache miss: single-key lookups then stop overlapping (measured:
 // 64-80 ns/key instead of 7.5 on a 1.25 MB split256 filter, AMD EPYC, loaded).
-// seed_const = Xxh3SeedConstant(seed): a filter computes it once.
+// seed_const = Xxh3SeedConstant(seed): a filter computes it once. kOneCall:
+// the multiplier from memory (MulBy).
+template <bool kOneCall = false>
 inline uint64_t Xxh3U64WithConstant(uint64_t key, uint64_t seed_const) {
   uint64_t h = Rotl64(key, 32) ^ seed_const;
   h ^= Rotl64(h, 49) ^ Rotl64(h, 24);
-  h *= kXxh3Rrmxmx;
+  h = MulBy<kXxh3Rrmxmx, kOneCall>(h);
   h ^= (h >> 35) + 8;
-  h *= kXxh3Rrmxmx;
+  h = MulBy<kXxh3Rrmxmx, kOneCall>(h);
   return h ^ (h >> 28);
 }
 inline uint64_t Xxh3U64(uint64_t key, uint64_t seed) { return Xxh3U64WithConstant(key, Xxh3SeedConstant(seed)); }
@@ -199,12 +229,10 @@ inline uint64_t MulxFold(uint64_t x, uint64_t m) {
 // register (two cross-domain moves on the loop's carried chain: split256
 // per-key queries 2.2 ns/key instead of 1.5 on Zen 5, the CHANGELOG).
 template <uint64_t kM>
-inline constexpr uint64_t kMulxOperand = kM;
-template <uint64_t kM>
 inline uint64_t MulxFoldBy(uint64_t x) {
 #if defined(__x86_64__) && defined(__BMI2__) && (defined(__GNUC__) || defined(__clang__))
   uint64_t lo, hi;  // their XOR is all that is kept, so the operand order does not matter
-  asm("mulx %3, %0, %1" : "=r"(lo), "=r"(hi) : "d"(x), "m"(kMulxOperand<kM>));
+  asm("mulx %3, %0, %1" : "=r"(lo), "=r"(hi) : "d"(x), "m"(kOperand<kM>));
   return lo ^ hi;
 #else
   return MulxFold(x, kM);
@@ -226,8 +254,11 @@ inline uint64_t MulxU64(uint64_t key, uint64_t seed) {
 inline constexpr uint64_t kFoldMulMultiplier = 0xF1357AEA2E62A9C5ULL;
 // The fold's multiplier in a register (MulxFold), not from memory as mulx's
 // (MulxFoldBy): with one fold the caller's loop has the register to spare.
+// kOneCall: the second multiplier from memory (MulBy says why; the fold's
+// MUL takes a MOV of its operand either way).
+template <bool kOneCall = false>
 inline uint64_t FoldMulU64(uint64_t key, uint64_t seed) {
-  return MulxFold(key ^ seed, kMulxMultiplier) * kFoldMulMultiplier;
+  return MulBy<kFoldMulMultiplier, kOneCall>(MulxFold(key ^ seed, kMulxMultiplier));
 }
 // "aes" (HashKind::kAes, blockbloom/hash.h says when to choose it): three
 // rounds of AES encryption, as x86's AESENC computes one (SubBytes,
@@ -351,7 +382,9 @@ inline uint64_t KeyHashConstant(HashKind kind, uint64_t seed) {
   if (kind == HashKind::kRocksdb) return kXxph3Secret0 + seed;
   return kind == HashKind::kXxh3 ? Xxh3SeedConstant(seed) : seed;
 }
-template <HashKind kKind>
+// kOneCall: the constants from memory where the kind has a form for it
+// (MulBy; the single-key kernels).
+template <HashKind kKind, bool kOneCall = false>
 inline uint64_t HashU64With(uint64_t key, uint64_t c) {
   if constexpr (kKind == HashKind::kXxh64) {
     return Xxh64U64(key, c);
@@ -362,10 +395,10 @@ inline uint64_t HashU64With(uint64_t key, uint64_t c) {
   } else if constexpr (kKind == HashKind::kAes) {
     return AesU64Portable(key, c);
   } else if constexpr (kKind == HashKind::kFoldMul) {
-    return FoldMulU64(key, c);
+    return FoldMulU64<kOneCall>(key, c);
   } else {
     static_assert(kKind == HashKind::kXxh3, "a hash kind missing here");
-    return Xxh3U64WithConstant(key, c);
+    return Xxh3U64WithConstant<kOneCall>(key, c);
   }
 }
 inline uint64_t HashU64WithConstant(uint64_t key, HashKind kind, uint64_t c) {

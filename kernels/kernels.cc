@@ -67,13 +67,33 @@ size_t QueryKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t se
 // rebuild every key: peer_ab's dispatched split256 queries ran ~5% slower with
 // it ("foldmul", Zen 4 guest), where typed.h's loops, which hold the constant,
 // ran faster.
+// The probe a single-key query runs for the batch's probe P: the split-block
+// probes' one-call form, whose constant splats come from memory (Splat,
+// kernels/probe-inl.h); the others as they are. Inserts keep P: with the
+// splats from memory sectorized512's `aes` inserts ran 1.06-1.09x their time
+// (peer_ab, Zen 4 guest, three alternating runs), its queries 0.91-0.94x.
+template <class P>
+struct OneCallOf {
+  using type = P;
+};
+template <size_t kWords, size_t kZones>
+struct OneCallOf<SectorProbe<kWords, kZones, false>> {
+  using type = SectorProbe<kWords, kZones, false, true>;
+};
+template <>
+struct OneCallOf<Split512ProbeT<false>> {
+  using type = Split512ProbeT<false, true>;
+};
+template <class P>
+using OneCallProbe = typename OneCallOf<P>::type;
+
 template <class P, class H>
 HWY_INLINE uint8_t* CalledBlock(const uint8_t* bits, uint64_t num_blocks, const H& hash) {
   return const_cast<uint8_t*>(bits) + (BlockIndex(static_cast<uint64_t>(hash), num_blocks) << P::kBlockShift);
 }
 template <class P, class H = uint64_t>
 bool QueryOne(const uint8_t* bits, uint64_t num_blocks, uint32_t k, H hash) {
-  const P p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
+  const OneCallProbe<P> p(FilterRef{const_cast<uint8_t*>(bits), num_blocks, k, Layout::kBlocked512});
   if constexpr (requires { P::kBlockShift; }) {
     return p.QueryAt(CalledBlock<P>(bits, num_blocks, hash), hash);
   } else {

@@ -95,6 +95,33 @@ HWY_INLINE uint64_t BlockOffset(uint64_t hash, uint64_t num_blocks) {
 #endif
 }
 
+// kV in every lane of d. kFromMemory (the single-key queries' probes,
+// kernels/kernels.cc OneCallProbe): one broadcast of the constant from memory
+// on x86's AVX2 and AVX-512 targets, where g++ 12 builds a splat of a constant
+// with a move to a general register and a broadcast from it (a MOVABS too for
+// a 64-bit one). An inlined loop (typed.h) or a batch holds the splat in a
+// register across keys, a call a key builds it every call. Measured: the
+// CHANGELOG ("Changed (speed)", the single-key kernels' constants).
+template <auto kV>
+BLOCKBLOOM_HIDDEN inline constexpr decltype(kV) kSplatOperand = kV;
+template <bool kFromMemory, auto kV, class D>
+HWY_INLINE hn::Vec<D> Splat(D d) {
+  static_assert(std::is_same_v<decltype(kV), hn::TFromD<D>>, "a constant of the lanes' type");
+#if (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) && \
+    (defined(__GNUC__) || defined(__clang__))
+  if constexpr (kFromMemory && hn::MaxLanes(d) * sizeof(kV) >= 32 && (sizeof(kV) == 4 || sizeof(kV) == 8)) {
+    hn::Vec<D> v;
+    if constexpr (sizeof(kV) == 4) {
+      asm("vpbroadcastd %1, %0" : "=v"(v.raw) : "m"(kSplatOperand<kV>));
+    } else {
+      asm("vpbroadcastq %1, %0" : "=v"(v.raw) : "m"(kSplatOperand<kV>));
+    }
+    return v;
+  }
+#endif
+  return hn::Set(d, kV);
+}
+
 // The low 32 bits of a key's hash in every u32 lane of d: what the masks of
 // split256, sectorized512, split512, register64 (k >= 3) and blocked512 start
 // from. H is uint64_t, or a hash that still carries the vector register it

@@ -122,8 +122,11 @@ alignas(64) inline constexpr SectorLanes<kWords> kSectorLanes = MakeSectorLanes<
 // only). Near filters keep the line at once: for split512 the halves cost
 // 4-16% at 1M and 10M keys (kernels/split512-inl.h). On Zen 5 plain inserts
 // take the halves from 512 KiB on (FarInsertMinBytes, kernels/kernels.cc).
-template <size_t kWords, size_t kZones, bool kFar = false>
-class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, std::countr_zero(kWords * 4)> {
+// kOneCall: the single-key kernels' form (kernels/kernels.cc OneCallProbe),
+// its constant splats read from memory (Splat, kernels/probe-inl.h).
+template <size_t kWords, size_t kZones, bool kFar = false, bool kOneCall = false>
+class SectorProbe
+    : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar, kOneCall>, std::countr_zero(kWords * 4)> {
   static constexpr uint32_t kPerZone = kWords / kZones;
   static constexpr int kSelBits = kPerZone == 1 ? 0 : kPerZone == 2 ? 1 : kPerZone == 4 ? 2 : kPerZone == 8 ? 3 : 4;
   static_assert((1u << kSelBits) == kPerZone, "zones must split the words evenly in powers of two");
@@ -222,7 +225,7 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
   static HWY_INLINE hn::Vec<PairD32> PairBits(const H& h) {
     const PairD32 d32;
     const auto x = hn::Mul(SetLo32(d32, h), hn::LoadU(d32, kSalts));
-    return hn::Or(hn::ShiftRight<27>(x), hn::And(hn::ShiftRight<21>(x), hn::Set(d32, 32u)));
+    return hn::Or(hn::ShiftRight<27>(x), hn::And(hn::ShiftRight<21>(x), Splat<kOneCall, 32u>(d32)));
   }
 #if BLOCKBLOOM_SECTOR_LINE
   // AVX-512: the 8 zones' bits in one 512-bit vector of u64 lanes, the whole
@@ -237,8 +240,9 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
     const hn::Repartition<uint32_t, LineD> d32;
     const auto products = hn::MulEven(hn::BitCast(d32, hn::Set(d64, h)), hn::BitCast(d32, hn::Load(d64, kSalt64)));
     const auto x = hn::BitCast(d32, products);
-    const auto bit = hn::OrAnd(hn::ShiftRight<27>(x), hn::ShiftRight<21>(x), hn::Set(d32, 32u));
-    return hn::Vec<LineD>{_mm512_maskz_rolv_epi64(0xFF, hn::Set(d64, 1).raw, hn::BitCast(d64, bit).raw)};
+    const auto bit = hn::OrAnd(hn::ShiftRight<27>(x), hn::ShiftRight<21>(x), Splat<kOneCall, 32u>(d32));
+    const auto one = Splat<kOneCall, uint64_t{1}>(d64);
+    return hn::Vec<LineD>{_mm512_maskz_rolv_epi64(0xFF, one.raw, hn::BitCast(d64, bit).raw)};
   }
 #else
   // Four u64 lanes: the block's zones 0-3 (lo) or 4-7 (hi). The salts are
@@ -251,8 +255,8 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
   static HWY_INLINE void PairMasks(const H& h, hn::Vec<PairD>& lo_bits, hn::Vec<PairD>& hi_bits) {
     const PairD d64;
     const auto pairs = hn::BitCast(d64, PairBits<kInterleavedSalt>(h));
-    const auto one = hn::Set(d64, 1);
-    lo_bits = hn::Shl(one, hn::And(pairs, hn::Set(d64, uint64_t{0xFFFFFFFF})));
+    const auto one = Splat<kOneCall, uint64_t{1}>(d64);
+    lo_bits = hn::Shl(one, hn::And(pairs, Splat<kOneCall, uint64_t{0xFFFFFFFF}>(d64)));
     hi_bits = hn::Shl(one, hn::ShiftRight<32>(pairs));
   }
 #endif
@@ -260,11 +264,11 @@ class SectorProbe : public FilterBlockProbe<SectorProbe<kWords, kZones, kFar>, s
 
   HWY_INLINE hn::Vec<D> Mask(D d, hn::Vec<D> lo, size_t v) const {
     const auto x = hn::Mul(lo, hn::Load(d, kLanes.salt + v));
-    const auto bit = hn::Shl(hn::Set(d, 1u), hn::ShiftRight<27>(x));
+    const auto bit = hn::Shl(Splat<kOneCall, 1u>(d), hn::ShiftRight<27>(x));
     if constexpr (kSelBits == 0) {
       return bit;  // every word is its own zone (split256, sectorized512 with k = 16)
     } else {
-      const auto sel = hn::And(hn::ShiftRight<27 - kSelBits>(x), hn::Set(d, kPerZone - 1));
+      const auto sel = hn::And(hn::ShiftRight<27 - kSelBits>(x), Splat<kOneCall, kPerZone - 1>(d));
       return hn::IfThenElseZero(hn::Eq(sel, hn::Load(d, kLanes.sel + v)), bit);
     }
   }

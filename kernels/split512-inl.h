@@ -74,8 +74,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 // was not measured (no PMU on that guest). On
 // Zen 5 plain inserts take it from 512 KiB on (FarInsertMinBytes: there a
 // 512-bit load and store of a line not in L1 stall; kernels/kernels.cc).
-template <bool kFar>
-class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
+// kOneCall: the single-key kernels' form (kernels/kernels.cc OneCallProbe),
+// its constant splats read from memory (Splat, kernels/probe-inl.h).
+template <bool kFar, bool kOneCall = false>
+class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar, kOneCall>, 6> {
  public:
   // One bit in every u64 word: concurrent inserts OR a word only when it
   // lacks the key's bit (kernels/pipeline-inl.h).
@@ -134,8 +136,8 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
     const auto products = hn::Mul(SetLo32(d32, h), hn::LoadU(d32, kInterleavedSalt));
     const auto top = hn::ShiftRight<26>(products);
     const auto pairs = hn::BitCast(d, top);
-    const auto one = hn::Set(d, 1);
-    lo = hn::Shl(one, hn::And(pairs, hn::Set(d, uint64_t{0xFFFFFFFF})));
+    const auto one = Splat<kOneCall, uint64_t{1}>(d);
+    lo = hn::Shl(one, hn::And(pairs, Splat<kOneCall, uint64_t{0xFFFFFFFF}>(d)));
     hi = hn::Shl(one, hn::ShiftRight<32>(pairs));
   }
 #else
@@ -150,14 +152,15 @@ class Split512ProbeT : public FilterBlockProbe<Split512ProbeT<kFar>, 6> {
     const D d;
     const hn::Repartition<uint32_t, D> d32;
     const auto products = hn::MulEven(hn::BitCast(d32, hn::Set(d, h)), hn::BitCast(d32, hn::Load(d, kSalt64)));
-    return hn::Vec<D>{_mm512_maskz_rolv_epi64(0xFF, hn::Set(d, 1).raw, hn::ShiftRight<26>(products).raw)};
+    const auto one = Splat<kOneCall, uint64_t{1}>(d);
+    return hn::Vec<D>{_mm512_maskz_rolv_epi64(0xFF, one.raw, hn::ShiftRight<26>(products).raw)};
   }
 #endif
   // Words v .. v + Lanes(d) - 1.
   static HWY_INLINE hn::Vec<D> Mask(D d, uint64_t h, size_t v) {
     const hn::Rebind<uint32_t, D> d32;
     const auto top = hn::ShiftRight<26>(hn::Mul(hn::Set(d32, static_cast<uint32_t>(h)), hn::LoadU(d32, kSalt + v)));
-    return hn::Shl(hn::Set(d, 1), hn::PromoteTo(d, top));
+    return hn::Shl(Splat<kOneCall, uint64_t{1}>(d), hn::PromoteTo(d, top));
   }
 #endif
 };
