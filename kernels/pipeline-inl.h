@@ -248,9 +248,11 @@ concept HasProbeStep = requires(const P& p, const uint64_t* a, uint8_t* o) {
 // "mulx" has no vector form on these targets: no 64x64 -> 128-bit multiply in
 // lanes). Measured against hashing them in 512-key chunks before the probes
 // (the engine's way before): the CHANGELOG, "Changed (speed)".
-template <class P, HashKind kHash>
+// kAddr false: the hashes only (RunBatch's queries beyond the L3, RunRing).
+template <class P, HashKind kHash, bool kAddr = true>
 class KeySource {
  public:
+  static constexpr bool kAddresses = kAddr && HasBlockAddresses<P>;
   KeySource(const P& p, const FilterRef& f, const uint64_t* keys, uint64_t seed)
       : p_(p),
         bits_(f.bits),
@@ -262,7 +264,7 @@ class KeySource {
     uint64_t* HWY_RESTRICT to = ring + (j & kRingMask);
     if constexpr (kHash == HashKind::kXxh3) {
       HashU64BatchWith(keys_ + j, len, seed_const_, to);
-      if constexpr (HasBlockAddresses<P>)
+      if constexpr (kAddresses)
         BlockAddresses<P::kBlockShift>(to, len, num_blocks_, bits_, addr + (j & kRingMask));
     } else {
       size_t i = 0;
@@ -272,7 +274,7 @@ class KeySource {
       if constexpr (kHash == kAesNative) {
         if (x8_) {
           i = AesU64NativeRunsOf8(keys_ + j, len, seed_const_, to);
-          if constexpr (HasBlockAddresses<P>)
+          if constexpr (kAddresses)
             BlockAddresses<P::kBlockShift>(to, i, num_blocks_, bits_, addr + (j & kRingMask));
         }
       }
@@ -280,11 +282,11 @@ class KeySource {
       // load of hashes just stored one by one would wait for those stores to
       // retire (no forwarding from several stores into one load): 1.26-1.40x
       // slower batches, mulx on Zen 5.
-      uint64_t* HWY_RESTRICT at = addr + (HasBlockAddresses<P> ? (j & kRingMask) : 0);
+      uint64_t* HWY_RESTRICT at = addr + (kAddresses ? (j & kRingMask) : 0);
       for (; i < len; ++i) {
         const uint64_t h = KeyHash<kHash>(keys_[j + i], seed_const_);
         to[i] = h;
-        if constexpr (HasBlockAddresses<P>) at[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p_.Block(h)));
+        if constexpr (kAddresses) at[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p_.Block(h)));
       }
     }
   }
@@ -328,7 +330,7 @@ HWY_NOINLINE void HashStep(const uint64_t* HWY_RESTRICT keys, size_t len, uint64
     if constexpr (kShift >= 0) at[i] = base_u64 + BlockOffset<kShift>(h, num_blocks);
   }
 }
-template <class P>
+template <class P, bool kAddr = true>
 class CalledKeySource {
  public:
   CalledKeySource(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash)
@@ -355,13 +357,18 @@ class CalledKeySource {
 
  private:
   static constexpr int ShiftOf() {
-    if constexpr (HasBlockAddresses<P>) {
+    if constexpr (kAddr && HasBlockAddresses<P>) {
       return P::kBlockShift;
     } else {
       return -1;
     }
   }
   static constexpr int kShift = ShiftOf();
+
+ public:
+  static constexpr bool kAddresses = kShift >= 0;
+
+ private:
   static constexpr size_t kCallKeys = 64;
   static HashStepFn StepFor(HashKind hash) {
     switch (hash) {
@@ -383,13 +390,15 @@ class CalledKeySource {
 
 // HashSource: hashes the caller computed (string keys' chunks, hash batches);
 // a step computes their blocks' addresses in vectors, as for keys, instead of
-// one block index per hash in each of the prefetch and the probe.
-template <class P>
+// one block index per hash in each of the prefetch and the probe (kAddr
+// false, queries beyond the L3: it only hands the hashes out).
+template <class P, bool kAddr = true>
 class HashSource {
  public:
+  static constexpr bool kAddresses = kAddr;
   HashSource(const FilterRef& f, const uint64_t* hashes) : bits_(f.bits), num_blocks_(f.num_blocks), hashes_(hashes) {}
   HWY_INLINE void Fill(size_t j, size_t len, uint64_t*, uint64_t* HWY_RESTRICT addr) const {
-    BlockAddresses<P::kBlockShift>(hashes_ + j, len, num_blocks_, bits_, addr + (j & kRingMask));
+    if constexpr (kAddr) BlockAddresses<P::kBlockShift>(hashes_ + j, len, num_blocks_, bits_, addr + (j & kRingMask));
   }
   HWY_INLINE const uint64_t* Hashes(const uint64_t*, size_t i) const { return hashes_ + i; }
 
@@ -435,7 +444,7 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
                           size_t nnext, bool prefetch, bool to_l1, uint8_t* out) {
   constexpr size_t kAhead = AheadOf<P>();
   static_assert(kAhead % kStep == 0 && kAhead <= kPrefetchDistance);
-  constexpr bool kAddresses = HasBlockAddresses<P>;
+  constexpr bool kAddresses = Source::kAddresses;
   HWY_ALIGN uint64_t ring[kRing];                    // the hashes KeySource makes (HashSource: unused)
   HWY_ALIGN uint64_t addr[kAddresses ? kRing : 1];  // addr[j & kRingMask]: key j's block address
   // Hashes (and addresses) made for [i, hashed).
@@ -525,20 +534,20 @@ HWY_INLINE size_t RunRing(const P& p, const Source& src, const uint64_t* in, siz
 }
 
 // Over 8-byte keys, hashed with kHash.
-template <bool kInsert, class P, HashKind kHash>
+template <bool kInsert, class P, HashKind kHash, bool kAddr = true>
 HWY_INLINE size_t RunKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, bool prefetch,
                           bool to_l1, uint8_t* out) {
   const P p(f);
-  const KeySource<P, kHash> src(p, f, keys, seed);
+  const KeySource<P, kHash, kAddr> src(p, f, keys, seed);
   return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, to_l1, out);
 }
 
 // Over 8-byte keys hashed with "xxh64", "rocksdb" or "foldmul" (CalledKeySource).
-template <bool kInsert, class P>
+template <bool kInsert, class P, bool kAddr = true>
 HWY_INLINE size_t RunCalledKeys(const FilterRef& f, const uint64_t* keys, size_t n, uint64_t seed, HashKind hash,
                                 bool prefetch, bool to_l1, uint8_t* out) {
   const P p(f);
-  const CalledKeySource<P> src(f, keys, n, seed, hash);
+  const CalledKeySource<P, kAddr> src(f, keys, n, seed, hash);
   return RunRing<kInsert>(p, src, keys, n, nullptr, 0, prefetch, to_l1, out);
 }
 
@@ -546,12 +555,16 @@ HWY_INLINE size_t RunCalledKeys(const FilterRef& f, const uint64_t* keys, size_t
 // caller streams chunks) gets its look-ahead too. Probes without block
 // addresses (classic, the atomic inserts) take PrefetchAhead
 // (kernels/probe-inl.h): with nothing to compute ahead, a ring only adds work.
-template <bool kInsert, class P>
+// Queries beyond the L3 (kAddr false: RunBatch's `direct`) keep the ring's
+// steps without its addresses: PrefetchAhead's loop, which does not prefetch
+// the hashes themselves, ran 1.25x the minimal probe's time where the ring's
+// steps ran 1.10x (split256, 100M keys, Zen 4).
+template <bool kInsert, class P, bool kAddr = true>
 HWY_INLINE size_t RunHashes(const FilterRef& f, const uint64_t* h, size_t n, const uint64_t* next, size_t nnext,
                             bool prefetch, bool to_l1, uint8_t* out) {
   const P p(f);
   if constexpr (HasBlockAddresses<P>) {
-    const HashSource<P> src(f, h);
+    const HashSource<P, kAddr> src(f, h);
     return RunRing<kInsert>(p, src, h, n, next, nnext, prefetch, to_l1, out);
   } else if (prefetch) {
     PrimeAhead<AheadOf<P>(), kInsert>(p, h, n);
@@ -578,6 +591,22 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   const uint64_t bytes = PayloadBytes(f.layout, f.num_blocks);
   const bool prefetch = ShouldPrefetch(bytes, min_bytes);
   const bool to_l1 = kMode != Mode::kInsertAtomic && PrefetchToL1(bytes);
+  // A probe with a form for filters beyond the caches (FarProbe: the same
+  // bytes, other instructions) takes it from FarMinBytes on, its queries and
+  // atomic inserts (whose vector insert writes an L1 scratch line), and its
+  // plain inserts from FarInsertMinBytes on (sooner on Zen 5).
+  const bool far = bytes >= (kMode == Mode::kInsert ? FarInsertMinBytes() : FarMinBytes());
+  // Queries beyond the L3 (FarMinBytes) compute each line's address from its
+  // hash at the prefetch and again at the probe, with no ring of block
+  // addresses (KeySource, CalledKeySource and RunHashes with kAddr false):
+  // there the ring, which saves that work in the caches, cost its batches
+  // 12-19% of their time. Zen 4 guest, 100M keys (125 MB), `aes`, one process,
+  // 11-15 rounds of 2^22 keys, against one random line read a precomputed
+  // hash 128 keys ahead: key batches 1.18-1.23x that read's time with the
+  // ring, 1.02-1.07x without (split256, split512, sectorized512, register64);
+  // at 1M and 10M keys (1.2 and 12 MB) the ring's batches ran 0.85-0.89x the
+  // others' time, and keep it.
+  const bool direct = kMode == Mode::kQuery && far;
   auto run = [&](auto probe_tag, auto layout_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     // Parquet's layout (split256) with Parquet's hash (xxh64), the pair most
@@ -588,14 +617,23 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
       if (keys) {
         auto with = [&](auto hash_tag) HWY_ATTR -> size_t {
           constexpr HashKind kHash = decltype(hash_tag)::value;
+          if constexpr (kMode == Mode::kQuery && HasBlockAddresses<P>) {
+            if (direct) return RunKeys<kInsert, P, kHash, false>(f, in, n, seed, prefetch, to_l1, out);
+          }
           return RunKeys<kInsert, P, kHash>(f, in, n, seed, prefetch, to_l1, out);
+        };
+        auto called = [&]() HWY_ATTR -> size_t {
+          if constexpr (kMode == Mode::kQuery && HasBlockAddresses<P>) {
+            if (direct) return RunCalledKeys<kInsert, P, false>(f, in, n, seed, hash, prefetch, to_l1, out);
+          }
+          return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
         };
         switch (hash) {
           case HashKind::kXxh64:
             if constexpr (kInlineXxh64) return with(std::integral_constant<HashKind, HashKind::kXxh64>());
-            return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
+            return called();
           case HashKind::kRocksdb:
-          case HashKind::kFoldMul: return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
+          case HashKind::kFoldMul: return called();
           case HashKind::kMulx: return with(std::integral_constant<HashKind, HashKind::kMulx>());
           case HashKind::kAes:
             if (NativeAesUsable()) return with(std::integral_constant<HashKind, kAesNative>());
@@ -612,13 +650,11 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
         return with(std::integral_constant<HashKind, HashKind::kXxh3>());
       }
     }
+    if constexpr (kMode == Mode::kQuery && HasBlockAddresses<P>) {
+      if (direct) return RunHashes<kInsert, P, false>(f, in, n, next, nnext, prefetch, to_l1, out);
+    }
     return RunHashes<kInsert, P>(f, in, n, next, nnext, prefetch, to_l1, out);
   };
-  // A probe with a form for filters beyond the caches (FarProbe: the same
-  // bytes, other instructions) takes it from FarMinBytes on, its queries and
-  // atomic inserts (whose vector insert writes an L1 scratch line), and its
-  // plain inserts from FarInsertMinBytes on (sooner on Zen 5).
-  const bool far = bytes >= (kMode == Mode::kInsert ? FarInsertMinBytes() : FarMinBytes());
   auto run_far = [&](auto probe_tag, auto layout_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     if constexpr (requires { typename Plain::FarProbe; }) {

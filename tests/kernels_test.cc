@@ -205,15 +205,20 @@ void ExpectBatchesMatchReference(const Ops& ops, Layout l, uint64_t num_blocks, 
   ops.insert_hashes_ahead(got_h.Ref(), hashes.data(), n, nullptr, 0);
   ASSERT_EQ(0, std::memcmp(ref.bits, got.bits, ref.Bytes())) << what;
   ASSERT_EQ(0, std::memcmp(ref.bits, got_h.bits, ref.Bytes())) << what;
-  std::vector<uint8_t> out(2 * n);
+  std::vector<uint8_t> out(2 * n), out_h(2 * n);
   const size_t hits = ops.query_keys(got.Ref(), keys.data(), 2 * n, 5, kind, out.data());
+  std::vector<uint64_t> probe_hashes(2 * n);
+  for (size_t i = 0; i < 2 * n; ++i) probe_hashes[i] = kernels::HashU64WithConstant(keys[i], kind, c);
+  const size_t hits_h = ops.query_hashes(got.Ref(), probe_hashes.data(), 2 * n, out_h.data());
   size_t expect = 0;
   for (size_t i = 0; i < 2 * n; ++i) {
-    const bool want = kernels::reference::QueryHash(ref.Ref(), kernels::HashU64WithConstant(keys[i], kind, c));
+    const bool want = kernels::reference::QueryHash(ref.Ref(), probe_hashes[i]);
     ASSERT_EQ(out[i], want ? 1 : 0) << what << " i=" << i;
+    ASSERT_EQ(out_h[i], want ? 1 : 0) << what << " (hashes) i=" << i;
     expect += want;
   }
   EXPECT_EQ(hits, expect) << what;
+  EXPECT_EQ(hits_h, expect) << what << " (hashes)";
   EXPECT_GE(expect, n) << what << ": every inserted key is found";
 }
 
@@ -249,22 +254,27 @@ TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
 
 // A filter beyond the caches (kernels::FarMinBytes: 16-64 MiB) takes a
 // probe's far form where it has one (split512, and sectorized512 at every k:
-// their lines as two halves on AVX-512); its batches write and answer what
-// the reference does. Plain inserts take it from FarInsertMinBytes on (512 KiB
-// on Zen 5, where the queries there keep the line at once): that size too.
-// Only those layouts: a 16-64 MiB filter each.
+// their lines as two halves on AVX-512), and its queries compute each line's
+// address from the hash, with no ring of addresses (every blocked layout:
+// RunBatch's `direct`, kernels/pipeline-inl.h); its batches write and answer
+// what the reference does, keys hashed in vectors (xxh3, aes) and by calls
+// (foldmul), and hashes. Plain inserts take the far form from
+// FarInsertMinBytes on (512 KiB on Zen 5, where the queries there keep the
+// line at once): that size too. Only the blocked layouts: a 16-64 MiB filter each.
 TEST_P(Kernels, FarFiltersMatchReference) {
   const auto keys = RandomKeys(6000, 13);
   const std::pair<Layout, uint32_t> cases[] = {{Layout::kSplit512, 8},      {Layout::kSectorized512, 1},
                                                {Layout::kSectorized512, 2}, {Layout::kSectorized512, 4},
-                                               {Layout::kSectorized512, 8}, {Layout::kSectorized512, 16}};
+                                               {Layout::kSectorized512, 8}, {Layout::kSectorized512, 16},
+                                               {Layout::kSplit256, 8},      {Layout::kRegister64, 6},
+                                               {Layout::kBlocked512, 7}};
   std::vector<uint64_t> thresholds = {kernels::FarMinBytes()};
   if (kernels::FarInsertMinBytes() != kernels::FarMinBytes()) thresholds.push_back(kernels::FarInsertMinBytes());
   for (uint64_t min_bytes : thresholds) {
-    const uint64_t num_blocks = min_bytes / 64 + 3;
     for (const auto& [l, k] : cases) {
+      const uint64_t num_blocks = min_bytes / (LayoutBlockBits(l) / 8) + 3;
       ASSERT_GE(LayoutPayloadBytes(l, num_blocks), min_bytes);
-      for (HashKind kind : {HashKind::kXxh3, HashKind::kAes})
+      for (HashKind kind : {HashKind::kXxh3, HashKind::kAes, HashKind::kFoldMul})
         ExpectBatchesMatchReference(ops(), l, num_blocks, k, kind, keys, 3000,
                                     std::string(LayoutName(l)) + " k=" + std::to_string(k) + " " +
                                         std::string(HashName(kind)) + " bytes>=" + std::to_string(min_bytes));
