@@ -398,7 +398,9 @@ class HashSource {
   static constexpr bool kAddresses = kAddr;
   HashSource(const FilterRef& f, const uint64_t* hashes) : bits_(f.bits), num_blocks_(f.num_blocks), hashes_(hashes) {}
   HWY_INLINE void Fill(size_t j, size_t len, uint64_t*, uint64_t* HWY_RESTRICT addr) const {
-    if constexpr (kAddr) BlockAddresses<P::kBlockShift>(hashes_ + j, len, num_blocks_, bits_, addr + (j & kRingMask));
+    if constexpr (kAddr) {
+      BlockAddresses<P::kBlockShift>(hashes_ + j, len, num_blocks_, bits_, addr + (j & kRingMask));
+    }
   }
   HWY_INLINE const uint64_t* Hashes(const uint64_t*, size_t i) const { return hashes_ + i; }
 
