@@ -602,7 +602,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   // hash at the prefetch and again at the probe, with no ring of block
   // addresses (KeySource, CalledKeySource and RunHashes with kAddr false):
   // there the ring, which saves that work in the caches, cost its batches
-  // 12-19% of their time. Zen 4 guest, 100M keys (125 MB), `aes`, one process,
+  // 11-17% of their time. Zen 4 guest, 100M keys (125 MB), `aes`, one process,
   // 11-15 rounds of 2^22 keys, against one random line read a precomputed
   // hash 128 keys ahead: key batches 1.18-1.23x that read's time with the
   // ring, 1.02-1.07x without (split256, split512, sectorized512, register64);

@@ -107,8 +107,8 @@ class Filter : public FilterView {
   // would fence and stop consecutive inserts from overlapping their misses;
   // a plain Insert is not safe beside other writers anyway). Even so the
   // count's store costs a loop of Insert(key) 5-13% beyond the caches (10M
-  // keys, Zen 4: it waits in the store buffer behind the line's;
-  // bench/results/peer_ab_zen4_0aebcd7.md): BufferedInserter (inserter.h) and
+  // keys, Zen 4, bench/results/peer_ab_zen4_0aebcd7.md; presumably it waits
+  // in the store buffer behind the line's): BufferedInserter (inserter.h) and
   // TypedInserter (typed.h) count once a batch.
   void Insert(uint64_t key) {
     CheckWritable();
