@@ -248,7 +248,7 @@ concept HasProbeStep = requires(const P& p, const uint64_t* a, uint8_t* o) {
 // "mulx" has no vector form on these targets: no 64x64 -> 128-bit multiply in
 // lanes). Measured against hashing them in 512-key chunks before the probes
 // (the engine's way before): the CHANGELOG, "Changed (speed)".
-// kAddr false: the hashes only (RunBatch's queries beyond the L3, RunRing).
+// kAddr false: the hashes only (RunBatch's batches beyond the L3, RunRing).
 template <class P, HashKind kHash, bool kAddr = true>
 class KeySource {
  public:
@@ -391,7 +391,7 @@ class CalledKeySource {
 // HashSource: hashes the caller computed (string keys' chunks, hash batches);
 // a step computes their blocks' addresses in vectors, as for keys, instead of
 // one block index per hash in each of the prefetch and the probe (kAddr
-// false, queries beyond the L3: it only hands the hashes out).
+// false, batches beyond the L3: it only hands the hashes out).
 template <class P, bool kAddr = true>
 class HashSource {
  public:
@@ -557,7 +557,7 @@ HWY_INLINE size_t RunCalledKeys(const FilterRef& f, const uint64_t* keys, size_t
 // caller streams chunks) gets its look-ahead too. Probes without block
 // addresses (classic, the atomic inserts) take PrefetchAhead
 // (kernels/probe-inl.h): with nothing to compute ahead, a ring only adds work.
-// Queries beyond the L3 (kAddr false: RunBatch's `direct`) keep the ring's
+// Batches beyond the L3 (kAddr false: RunBatch's `direct`) keep the ring's
 // steps without its addresses: PrefetchAhead's loop, which does not prefetch
 // the hashes themselves, ran 1.25x the minimal probe's time where the ring's
 // steps ran 1.10x (split256, 100M keys, Zen 4).
@@ -598,17 +598,19 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   // atomic inserts (whose vector insert writes an L1 scratch line), and its
   // plain inserts from FarInsertMinBytes on (sooner on Zen 5).
   const bool far = bytes >= (kMode == Mode::kInsert ? FarInsertMinBytes() : FarMinBytes());
-  // Queries beyond the L3 (FarMinBytes) compute each line's address from its
-  // hash at the prefetch and again at the probe, with no ring of block
-  // addresses (KeySource, CalledKeySource and RunHashes with kAddr false):
-  // there the ring, which saves that work in the caches, cost its batches
-  // 11-17% of their time. Zen 4 guest, 100M keys (125 MB), `aes`, one process,
-  // 11-15 rounds of 2^22 keys, against one random line read a precomputed
-  // hash 128 keys ahead: key batches 1.18-1.23x that read's time with the
-  // ring, 1.02-1.07x without (split256, split512, sectorized512, register64);
-  // at 1M and 10M keys (1.2 and 12 MB) the ring's batches ran 0.85-0.89x the
-  // others' time, and keep it.
-  const bool direct = kMode == Mode::kQuery && far;
+  // Queries and plain inserts beyond the L3 (FarMinBytes, for inserts too)
+  // compute each line's address from its hash at the prefetch and again at
+  // the probe, with no ring of block addresses (KeySource, CalledKeySource and
+  // RunHashes with kAddr false): there the ring, which saves that work in the
+  // caches, cost its batches 11-17% of their time. Zen 4 guest, 100M keys
+  // (125 MB), `aes`, one process, 11-15 rounds of 2^22 keys, against one
+  // random line read a precomputed hash 128 keys ahead: key batches
+  // 1.18-1.23x that read's time with the ring, 1.02-1.07x without (split256,
+  // split512, sectorized512, register64); at 1M and 10M keys (1.2 and 12 MB)
+  // the ring's batches ran 0.85-0.89x the others' time, and keep it. Inserts
+  // at 100M keys, peer_ab, the two forms' binaries alternating (four passes):
+  // 4.3-4.55 -> 3.44-4.0 ns/key without the ring.
+  const bool direct = kMode != Mode::kInsertAtomic && bytes >= FarMinBytes();
   auto run = [&](auto probe_tag, auto layout_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
     // Parquet's layout (split256) with Parquet's hash (xxh64), the pair most
@@ -619,13 +621,13 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
       if (keys) {
         auto with = [&](auto hash_tag) HWY_ATTR -> size_t {
           constexpr HashKind kHash = decltype(hash_tag)::value;
-          if constexpr (kMode == Mode::kQuery && HasBlockAddresses<P>) {
+          if constexpr (kMode != Mode::kInsertAtomic && HasBlockAddresses<P>) {
             if (direct) return RunKeys<kInsert, P, kHash, false>(f, in, n, seed, prefetch, to_l1, out);
           }
           return RunKeys<kInsert, P, kHash>(f, in, n, seed, prefetch, to_l1, out);
         };
         auto called = [&]() HWY_ATTR -> size_t {
-          if constexpr (kMode == Mode::kQuery && HasBlockAddresses<P>) {
+          if constexpr (kMode != Mode::kInsertAtomic && HasBlockAddresses<P>) {
             if (direct) return RunCalledKeys<kInsert, P, false>(f, in, n, seed, hash, prefetch, to_l1, out);
           }
           return RunCalledKeys<kInsert, P>(f, in, n, seed, hash, prefetch, to_l1, out);
@@ -652,7 +654,7 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
         return with(std::integral_constant<HashKind, HashKind::kXxh3>());
       }
     }
-    if constexpr (kMode == Mode::kQuery && HasBlockAddresses<P>) {
+    if constexpr (kMode != Mode::kInsertAtomic && HasBlockAddresses<P>) {
       if (direct) return RunHashes<kInsert, P, false>(f, in, n, next, nnext, prefetch, to_l1, out);
     }
     return RunHashes<kInsert, P>(f, in, n, next, nnext, prefetch, to_l1, out);

@@ -254,7 +254,7 @@ TEST_P(Kernels, PrefetchPolicyChangesNoByteNorAnswer) {
 
 // A filter beyond the caches (kernels::FarMinBytes: 16-64 MiB) takes a
 // probe's far form where it has one (split512, and sectorized512 at every k:
-// their lines as two halves on AVX-512), and its queries compute each line's
+// their lines as two halves on AVX-512), and its batches compute each line's
 // address from the hash, with no ring of addresses (every blocked layout:
 // RunBatch's `direct`, kernels/pipeline-inl.h); its batches write and answer
 // what the reference does, keys hashed in vectors (xxh3, aes) and by calls
