@@ -608,8 +608,9 @@ HWY_NOINLINE size_t RunBatch(const FilterRef& f, const uint64_t* in, size_t n, c
   // 1.18-1.23x that read's time with the ring, 1.02-1.07x without (split256,
   // split512, sectorized512, register64); at 1M and 10M keys (1.2 and 12 MB)
   // the ring's batches ran 0.85-0.89x the others' time, and keep it. Inserts
-  // at 100M keys, peer_ab, the two forms' binaries alternating (four passes):
-  // 4.3-4.55 -> 3.44-4.0 ns/key without the ring.
+  // at 100M keys, peer_ab, the two forms' binaries alternating: 4.22-5.54 ->
+  // 3.44-4.12 ns/key without the ring in three passes of four (the fourth
+  // crossed a change of the host's speed: split256 4.31 -> 6.5).
   const bool direct = kMode != Mode::kInsertAtomic && bytes >= FarMinBytes();
   auto run = [&](auto probe_tag, auto layout_tag) -> size_t {
     using Plain = typename decltype(probe_tag)::type;
