@@ -165,6 +165,7 @@ void Filter::ThrowMovedFrom() {
 }
 
 void Filter::AddInserted(uint64_t n) {
+  CheckWritable();
   std::atomic_ref<uint64_t> count(inserted_);
   uint64_t now = count.load(std::memory_order_relaxed);
   uint64_t next;

@@ -127,6 +127,7 @@ bool ScalableFilter::InsertHash(uint64_t hash) {
   if (MayContainHash(hash)) return false;
   if (slices_.back().inserted() >= SliceCapacity(slices_.size() - 1)) AddSlice();
   slices_.back().InsertHash(DeriveHash(hash, static_cast<uint32_t>(slices_.size() - 1)));
+  slices_.back().AddInserted(1);  // the slice's count decides when the next one starts
   return true;
 }
 

@@ -554,6 +554,7 @@ void Insert(PyFilter& pf, py::handle keys) {
     } else {
       pf.filter.Insert(k.int_key);
     }
+    pf.filter.AddInserted(1);  // Filter::Insert(key) does not count
     return;
   }
   switch (k.form) {

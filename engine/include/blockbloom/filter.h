@@ -103,24 +103,28 @@ class Filter : public FilterView {
 
   // ---- One key --------------------------------------------------------------
   // Inline: one call into the kernel (for uint64 keys the hash is fused in,
-  // view.h), then the count, a relaxed load and store (a locked add per key
-  // would fence and stop consecutive inserts from overlapping their misses;
-  // a plain Insert is not safe beside other writers anyway). Even so the
-  // count's store costs a loop of Insert(key) 5-13% beyond the caches (10M
-  // keys, Zen 4, bench/results/peer_ab_zen4_0aebcd7.md; presumably it waits
-  // in the store buffer behind the line's): BufferedInserter (inserter.h) and
-  // TypedInserter (typed.h) count once a batch.
+  // view.h), and nothing else: these three do not add to inserted(). A count
+  // kept a key (a load and a store of the filter's count) cost a loop of
+  // Insert(key) 7-10% of its time at 100M keys and 5-13% at 10M (Zen 4,
+  // bench/results/peer_ab_zen4_0aebcd7.md), whatever its form: a plain add to
+  // memory, or counting before the call, ran as slowly as the load and store.
+  // A caller who wants the count adds it once, AddInserted(n) after the loop;
+  // the batches, BufferedInserter (inserter.h), TypedInserter (typed.h) and the
+  // atomic inserts count their keys themselves.
   void Insert(uint64_t key) {
     CheckWritable();
     insert_key_(&one_, key);
-    BumpInserted();
   }
   void Insert(std::string_view key);
   void InsertHash(uint64_t hash) {
     CheckWritable();
     insert_one_(&one_, hash);
-    BumpInserted();
   }
+
+  // Adds n to inserted() (saturating at 2^64 - 1; safe beside concurrent
+  // writers, as the atomic inserts): the count of a loop of the single-key
+  // inserts above, which do not count.
+  void AddInserted(uint64_t n);
 
   // ---- Batches ------------------------------------------------------------------
   void InsertBatch(std::span<const uint64_t> keys);
@@ -165,17 +169,6 @@ class Filter : public FilterView {
     if (empty()) ThrowMovedFrom();
   }
   [[noreturn]] static void ThrowMovedFrom();
-  void BumpInserted() {
-    std::atomic_ref<uint64_t> count(inserted_);
-    const uint64_t now = count.load(std::memory_order_relaxed);
-    const uint64_t next = now + 1;
-    // Saturates at 2^64 - 1. Written as a select of the increment, which g++
-    // and clang compile to an increment and a cmov or a never-taken branch:
-    // a loop of Insert(key) runs 2-3 instructions per key fewer than with
-    // now + (now != max) (callgrind, split256, typed and dispatched).
-    count.store(next == 0 ? now : next, std::memory_order_relaxed);
-  }
-  void AddInserted(uint64_t n);
   // Throws as UnionWith / IntersectWith document, `op` naming the operation ("union").
   void CheckCombinable(const FilterView& other, const char* op) const;
   void Release() noexcept;

@@ -148,8 +148,11 @@ class FilterView {
   uint64_t byte_size() const { return bytes_; }  // payload bytes (a multiple of 64)
   HashKind hash_kind() const { return hash_; }
   uint64_t seed() const { return seed_; }
-  // Keys inserted (duplicates counted each time), as of the view's creation
-  // for a copied view; kept current by a Filter.
+  // Keys counted as inserted (duplicates each time), as of the view's creation
+  // for a copied view; kept current by a Filter. Counted: the batches, the
+  // inserters' writes, the atomic inserts, Filter::AddInserted, and what a
+  // load, copy, Fold or set operation carries; not Filter::Insert(key) and
+  // InsertHash(hash), which are one kernel call each (filter.h says why).
   uint64_t inserted() const;
   bool empty() const { return one_.num_blocks == 0; }
   uint64_t PopCount() const;  // bits set
