@@ -35,17 +35,18 @@ namespace HWY_NAMESPACE {
 // lines, within L1/L2) on the AVX-512 targets and the others: 48 against 128
 // in the kernels (A/B, medians of 2x3): 0.77-1.38x per row, no consistent
 // winner within that noise; 64 against 128 on Zen 5 (AVX-512): within 4%.
-// The avx2 target takes 64: in its kernels (not the line alone) 64 ran faster
-// on a Zen 3 guest, the look-ahead set per batch in one process, each round
-// timing 64, 128 and Boost.Bloom's bulk calls over the same fresh keys in a
-// shuffled order (aes, 31-41 rounds; Boost's time over ours, medians, 64 / 128):
-// queries at 1M keys 1.26-1.31 / 1.21 (split256, two runs), 1.31 / 1.26
-// (sectorized512), 1.37 / 1.31 (split512), 1.88 / 1.83 (register64); at 10M
-// 0.99-1.10 / 0.96-1.03 (split256, four runs), 1.07 / 1.01, 1.23 / 1.2,
-// 1.45 / 1.45; inserts at 10M 1.01-1.23 / 0.97-1.08 (split256), 1.15 / 1.03,
-// 1.14 / 1.09, 1.59 / 1.43, at 1M alike; at 100M split256's queries 1.10 /
-// 1.04, inserts 1.09 / 1.05. 48 was no better than 64.
-inline constexpr size_t kPrefetchDistance = HWY_TARGET == HWY_AVX2 ? 64 : 128;
+// Every target takes 128. The avx2 target took 64 from 2026-11 to 2026-12-03:
+// on a Zen 3 guest its kernels ran up to ~5% faster with it (the look-ahead set
+// per batch in one process, Boost's time over ours, 64 / 128: queries at 10M
+// 0.99-1.10 / 0.96-1.03 for split256, 1.07 / 1.01 sectorized512; at 1M 1.26-1.31
+// / 1.21). On a Zen 4 guest, the avx2 kernels pinned (-march=haswell build,
+// `aes`, peer_ab's binaries of both alternating, two passes of 11 rounds), 128
+// ran the batches at 10M 10-25% faster (split256's queries 2.3-2.33 -> 1.91-1.98
+// ns/key, inserts 2.33-2.41 -> 1.78-1.94; sectorized512 2.7-2.86 -> 2.37-2.84;
+// split512 2.41-2.63 -> 2.23-2.25; register64 2.29-2.44 -> 2.14-2.16) and at 1M
+// within the noise (register64's 3-7% slower, split512's 2-5% faster): the
+// larger gain, and one look-ahead for every target.
+inline constexpr size_t kPrefetchDistance = 128;
 // The look-ahead of probe P, in keys: kPrefetchDistance, or P::kPrefetchKeys
 // for a probe that touches several lines a key (classic: k of them).
 template <class P>
