@@ -419,6 +419,8 @@ TEST_P(EveryLayout, MovedFromIsTheEmptyFilter) {
   EXPECT_FALSE(a.MayContain(std::string_view("x")));
   EXPECT_THROW(a.Insert(uint64_t{1}), std::logic_error);
   EXPECT_THROW(a.InsertBatch(keys), std::logic_error);
+  EXPECT_THROW(a.AddInserted(1), std::logic_error);
+  EXPECT_EQ(a.inserted(), 0u);
   EXPECT_THROW(a.UnionWith(b), std::logic_error);
   Filter copy_of_empty = a;
   EXPECT_TRUE(copy_of_empty.empty());

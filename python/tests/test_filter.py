@@ -25,6 +25,8 @@ def test_no_false_negatives_and_model_rate(target, layout):
     present = keys_u64(n, 1)
     f.insert(present)
     assert f.inserted == n
+    f.insert(int(present[0]))  # one key: counted by the binding (Filter::Insert(key) does not count)
+    assert f.inserted == n + 1
     hits = f.may_contain(present)
     assert hits.dtype == np.bool_ and hits.shape == (n,)
     assert hits.all()
