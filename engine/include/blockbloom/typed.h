@@ -65,9 +65,10 @@ namespace detail {
 // What the typed handles need of a Filter beyond its public surface.
 struct TypedAccess {
   static uint8_t* MutableBits(Filter& f) { return f.one_.bits; }
-  // Filter::InsertHash without its count (TypedInserter counts by Flush).
+  // The kernel's insert of a hash, as Filter::InsertHash (which counts nothing
+  // either; TypedInserter counts by Flush).
   static void InsertUncounted(Filter& f, uint64_t hash) { f.insert_one_(&f.one_, hash); }
-  // Filter::Insert(key) without its count: one call, the key's hash fused in.
+  // The kernel's insert of a key, its hash fused in, as Filter::Insert(key).
   static void InsertKeyUncounted(Filter& f, uint64_t key) { f.insert_key_(&f.one_, key); }
   static void Count(Filter& f, uint64_t n) { f.AddInserted(n); }
 };
