@@ -38,16 +38,18 @@ enum class HashKind : uint8_t {
   kRocksdb = 3,
   // "aes": an 8-byte key (every uint64) is mixed by three rounds of AES
   // encryption (kernels/common.h AesU64Portable says which), one instruction
-  // each on CPUs with AES (x86 AES-NI, ARMv8 crypto): the shortest
-  // single-key path that meets the false-positive model on sequential and
-  // strided keys (tests/verify/fpr_test.cc; "mulx" takes two dependent
-  // 64x64-bit multiplies, XXH3 two and their shifts). Where the kernels
-  // have no AES instructions (x86 CPUs or virtual machines without AES-NI;
-  // AArch64 machines whose best target is SVE, as the SVE kernels have no
-  // AES path yet) it is computed in software by the scalar reference, ~50 ns
-  // a key: there prefer "mulx". Keys of any other length hash with XXH3
-  // (seeded), exactly as "xxh3". Three rounds with fixed round keys are no
-  // cipher: like "mulx", use it for keys no adversary picks.
+  // each on CPUs with AES (x86 AES-NI, ARMv8 crypto): a short single-key path
+  // that meets the false-positive model on sequential and strided keys
+  // (tests/verify/fpr_test.cc; "foldmul" is shorter, "mulx" takes two
+  // dependent 64x64-bit multiplies, XXH3 two and their shifts), and batches
+  // hash eight keys per vector where the CPU has VAES. Where the CPU has no
+  // AES instructions (x86 CPUs or virtual machines without AES-NI, AArch64
+  // CPUs without the crypto extension; the NEON and SVE kernels use it where
+  // present) it is computed in software by the scalar reference, ~50 ns a
+  // key: there prefer "foldmul" for single keys, "xxh3" for batches. Keys of
+  // any other length hash with XXH3 (seeded), exactly as "xxh3". Three rounds
+  // with fixed round keys are no cipher: like "mulx", use it for keys no
+  // adversary picks.
   kAes = 4,
   // "foldmul": an 8-byte key (every uint64) is mixed by one folded multiply
   // and one plain one: fold(key ^ seed, m1) * m3 (mod 2^64; kernels/common.h
