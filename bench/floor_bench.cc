@@ -33,8 +33,8 @@ namespace {
 
 // The kernels' chunk of keys hashed at a time (kernels/probe-inl.h; that header
 // is Highway code and cannot be included here). Their look-ahead, in keys, is
-// the active target's (kernels::Ops::look_ahead: 64 on avx2, 128 on the
-// others), read once a row. The filter size below which they do not prefetch by
+// the active target's (kernels::Ops::look_ahead: 128 on every target since
+// 4bb15fb), read once a row. The filter size below which they do not prefetch by
 // default is kernels::kPrefetchMinBytes (kernels/kernels.h, plain C++).
 constexpr size_t kChunk = 512;
 using kernels::kPrefetchMinBytes;

@@ -262,7 +262,7 @@ void AddContext(const std::string& preset) {
   }
   benchmark::AddCustomContext("targets_compiled", Join(compiled));
   benchmark::AddCustomContext("targets_supported", Join(supported));
-  // The batches' look-ahead of each target this CPU runs, "avx2:64 sse4:128"
+  // The batches' look-ahead of each target this CPU runs, "avx2:128 sse4:128"
   // (kernels/pipeline-inl.h kPrefetchDistance); the floor rows take the same.
   std::vector<std::string> ahead;
   for (const kernels::Ops* ops : kernels::CompiledTargets())
